@@ -1,0 +1,76 @@
+package io.jcoll.bench;
+
+import io.jcoll.Communicator;
+import io.jcoll.ReduceOp;
+
+import java.util.Locale;
+
+/**
+ * The collectives the perf command measures, with nccl-tests' conventions: the
+ * size of a test is the largest buffer involved (allGather's output,
+ * reduceScatter's input, allToAll's whole buffer), and bus bandwidth is
+ * algorithm bandwidth times the factor that makes it comparable with the link
+ * speed whatever the rank count.
+ */
+public enum Collective {
+    ALLREDUCE("allreduce", true) {
+        @Override double busFactor(int n) { return 2.0 * (n - 1) / n; }
+        @Override long perRankCount(long total, int n) { return total; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.allReduce(l.send(), l.recv(), l.count(), op); }
+    },
+    ALLGATHER("allgather", false) {
+        @Override double busFactor(int n) { return (double) (n - 1) / n; }
+        @Override long perRankCount(long total, int n) { return total / n; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.allGather(l.send(), l.recv(), l.count()); }
+    },
+    REDUCESCATTER("reducescatter", true) {
+        @Override double busFactor(int n) { return (double) (n - 1) / n; }
+        @Override long perRankCount(long total, int n) { return total / n; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.reduceScatter(l.send(), l.recv(), l.count(), op); }
+    },
+    ALLTOALL("alltoall", false) {
+        @Override double busFactor(int n) { return (double) (n - 1) / n; }
+        @Override long perRankCount(long total, int n) { return total / n; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.allToAll(l.send(), l.recv(), l.count()); }
+    },
+    BROADCAST("broadcast", false) {
+        @Override double busFactor(int n) { return 1; }
+        @Override long perRankCount(long total, int n) { return total; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.broadcast(l.send(), l.recv(), l.count(), root); }
+    };
+
+    private final String label;
+    private final boolean reduces;
+
+    Collective(String label, boolean reduces) {
+        this.label = label;
+        this.reduces = reduces;
+    }
+
+    public String label() {
+        return label;
+    }
+
+    public boolean reduces() {
+        return reduces;
+    }
+
+    /** Bus bandwidth = algorithm bandwidth x this (nccl-tests' definitions). */
+    abstract double busFactor(int n);
+
+    /** The count argument of the call, for a test whose largest buffer holds {@code total} elements. */
+    abstract long perRankCount(long total, int n);
+
+    abstract void run(Communicator c, Layout l, ReduceOp op, int root);
+
+    public static Collective parse(String text) {
+        String t = text.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");
+        for (Collective c : values()) {
+            if (c.label.equals(t)) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException("unknown operation '" + text
+                + "'; expected allreduce, allgather, reducescatter, alltoall or broadcast");
+    }
+}

@@ -1,0 +1,100 @@
+package io.jcoll.bench;
+
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
+import io.jcoll.kernels.Elements;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The perf command's result check, like nccl-tests' {@code #wrong}: every rank
+ * fills its input from a formula of (rank, index) whose reductions are exact
+ * in every type (small integers), runs the call, and counts output elements
+ * that differ from the formula's reduction over all ranks.
+ */
+final class DataCheck {
+
+    private DataCheck() {
+    }
+
+    static double value(DataType t, ReduceOp op, int rank, long i) {
+        if (op == ReduceOp.PROD) {
+            return 1 + ((i + rank) & 1);
+        }
+        long v = (i * 13 + rank * 7L) % 9;
+        return t == DataType.UINT8 ? v : v - 4;
+    }
+
+    /** The reduction of element {@code i} over {@code n} ranks, wrapped as the type wraps. */
+    static double reduced(DataType t, ReduceOp op, int n, long i) {
+        double acc = value(t, op, 0, i);
+        for (int r = 1; r < n; r++) {
+            double x = value(t, op, r, i);
+            acc = switch (op) {
+                case SUM, AVG -> acc + x;
+                case PROD -> acc * x;
+                case MIN -> Math.min(acc, x);
+                case MAX -> Math.max(acc, x);
+            };
+        }
+        if (!t.isFloatingPoint()) {
+            long w = (long) acc;
+            w = switch (t) {
+                case INT8 -> (byte) w;
+                case UINT8 -> w & 0xff;
+                case INT32 -> (int) w;
+                default -> w;
+            };
+            return op == ReduceOp.AVG ? w / n : w;
+        }
+        return op == ReduceOp.AVG ? acc / n : acc;
+    }
+
+    static void fill(Collective op, Layout l, DataType t, ReduceOp redop, int rank, int n, int root) {
+        if (op == Collective.BROADCAST && rank != root) {
+            return;
+        }
+        write(l.send(), t, i -> value(t, redop, rank, i));
+    }
+
+    /** Elements of this rank's output that are wrong. */
+    static long wrong(Collective op, Layout l, DataType t, ReduceOp redop, int rank, int n, int root) {
+        long count = l.count();
+        double eps = t == DataType.FLOAT16 ? 0x1p-10 : t == DataType.BFLOAT16 ? 0x1p-7 : t.isFloatingPoint() ? 0x1p-22 : 0;
+        ByteBuffer out = bytes(l.recv());
+        long wrong = 0;
+        long elements = l.recv().count();
+        for (long e = 0; e < elements; e++) {
+            double expected = switch (op) {
+                case ALLREDUCE -> reduced(t, redop, n, e);
+                case REDUCESCATTER -> reduced(t, redop, n, rank * count + e);
+                case ALLGATHER -> value(t, redop, (int) (e / count), e % count);
+                case ALLTOALL -> value(t, redop, (int) (e / count), rank * count + e % count);
+                case BROADCAST -> value(t, redop, root, e);
+            };
+            double actual = Elements.get(t, out, (int) (e * t.size()));
+            if (!(Math.abs(actual - expected) <= eps * Math.abs(expected))) {
+                wrong++;
+            }
+        }
+        return wrong;
+    }
+
+    private interface Formula {
+        double at(long i);
+    }
+
+    private static void write(HostBuffer b, DataType t, Formula f) {
+        ByteBuffer bytes = bytes(b);
+        for (long i = 0; i < b.count(); i++) {
+            Elements.put(t, bytes, (int) (i * t.size()), f.at(i));
+        }
+    }
+
+    /** A view of a byte-buffer-backed host buffer (the perf arenas always are). */
+    private static ByteBuffer bytes(HostBuffer b) {
+        return b.readable(0, (int) b.byteSize(), ByteBuffer.allocate(0)).order(ByteOrder.nativeOrder());
+    }
+}

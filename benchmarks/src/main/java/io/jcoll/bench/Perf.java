@@ -1,0 +1,183 @@
+package io.jcoll.bench;
+
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.Jcoll;
+import io.jcoll.ReduceOp;
+import io.jcoll.launch.Launcher;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code jcoll perf}: measures one collective over a range of sizes and prints
+ * nccl-tests' table (time, algorithm and bus bandwidth, wrong elements, out of
+ * place and in place) and its closing average bus bandwidth, so that the two
+ * can be read side by side. With {@code -n N} outside a launcher it starts N
+ * local ranks of itself; under a launcher each process is one rank.
+ */
+public final class Perf {
+
+    private Perf() {
+    }
+
+    public static void main(String[] argv) {
+        List<String> args = Arrays.asList(argv);
+        PerfOptions options;
+        try {
+            options = PerfOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("jcoll perf: " + e.getMessage());
+            System.err.println(PerfOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (!Launcher.underLauncher()) {
+            int ranks = options.ranks() == 0 ? 2 : options.ranks();
+            System.exit(Launcher.launch(new Launcher.Plan(ranks, System.getProperty("java.class.path"),
+                    Perf.class.getName(), PerfOptions.withoutRanks(args), jvmOptions(),
+                    Duration.ofSeconds(15)), System.out, System.err));
+        }
+        int code;
+        Jcoll.Builder builder = Jcoll.builder();
+        if (options.transport() != null) {
+            builder.transport(options.transport());
+        }
+        try (Communicator comm = builder.build()) {
+            code = run(comm, options, comm.rank() == 0 ? System.out : null) == 0 ? 0 : 3;
+        }
+        System.exit(code);
+    }
+
+    static List<String> jvmOptions() {
+        String opts = System.getenv().getOrDefault("JCOLL_JAVA_OPTS", "").trim();
+        return opts.isEmpty() ? List.of() : Arrays.asList(opts.split("\\s+"));
+    }
+
+    /** One measured row. */
+    record Row(long bytes, long count, double[] timeUs, double[] algbw, double[] busbw, long[] wrong) {
+    }
+
+    /** Runs the whole sweep; rank 0 prints. Returns the total number of wrong elements. */
+    static long run(Communicator comm, PerfOptions o, PrintStream out) {
+        int n = comm.size();
+        List<Long> sizes = o.sizes(n);
+        long maxBytes = sizes.isEmpty() ? 8 : sizes.get(sizes.size() - 1);
+        Layout.Arenas arenas = Layout.Arenas.allocate(maxBytes);
+        if (out != null) {
+            header(out, comm, o);
+        }
+        long totalWrong = 0;
+        double busSum = 0;
+        int busCount = 0;
+        List<Row> rows = new ArrayList<>();
+        for (long bytes : sizes) {
+            long total = bytes / o.type().size();
+            double[] time = new double[2];
+            double[] alg = new double[2];
+            double[] bus = new double[2];
+            long[] wrong = new long[2];
+            for (int place = 0; place < 2; place++) {
+                Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), n, place == 1);
+                double seconds = time(comm, o, l);
+                time[place] = seconds * 1e6;
+                alg[place] = seconds > 0 ? bytes / seconds / 1e9 : 0;
+                bus[place] = alg[place] * o.op().busFactor(n);
+                wrong[place] = o.check() ? wrongEverywhere(comm, o, l) : -1;
+                totalWrong += Math.max(0, wrong[place]);
+            }
+            busSum += bus[0] + bus[1];
+            busCount += 2;
+            Row row = new Row(bytes, total, time, alg, bus, wrong);
+            rows.add(row);
+            if (out != null) {
+                line(out, o, row);
+            }
+        }
+        if (out != null) {
+            out.printf(Locale.ROOT, "# Out of bounds values : %d %s%n", totalWrong, totalWrong == 0 ? "OK" : "FAILED");
+            out.printf(Locale.ROOT, "# Avg bus bandwidth    : %.4f %n", busCount == 0 ? 0 : busSum / busCount);
+            out.println("#");
+            if (o.csv() != null) {
+                writeCsv(Path.of(o.csv()), comm, o, rows);
+            }
+        }
+        return totalWrong;
+    }
+
+    /** Mean seconds per call after warm-up, on the slowest rank. */
+    private static double time(Communicator comm, PerfOptions o, Layout l) {
+        for (int i = 0; i < o.warmup(); i++) {
+            o.op().run(comm, l, o.redop(), o.root());
+        }
+        comm.barrier();
+        long start = System.nanoTime();
+        for (int i = 0; i < o.iters(); i++) {
+            o.op().run(comm, l, o.redop(), o.root());
+        }
+        double mine = (System.nanoTime() - start) / 1e9 / o.iters();
+        double[] slowest = {mine};
+        comm.allReduce(HostBuffer.of(slowest), ReduceOp.MAX);
+        return slowest[0];
+    }
+
+    private static long wrongEverywhere(Communicator comm, PerfOptions o, Layout l) {
+        DataCheck.fill(o.op(), l, o.type(), o.redop(), comm.rank(), comm.size(), o.root());
+        o.op().run(comm, l, o.redop(), o.root());
+        long[] wrong = {DataCheck.wrong(o.op(), l, o.type(), o.redop(), comm.rank(), comm.size(), o.root())};
+        comm.allReduce(HostBuffer.of(wrong), ReduceOp.SUM);
+        return wrong[0];
+    }
+
+    private static void header(PrintStream out, Communicator comm, PerfOptions o) {
+        out.printf(Locale.ROOT, "# jcoll perf %s: %d ranks, %s, sizes %d to %d bytes, warmup %d, iters %d%n",
+                o.op().label(), comm.size(), o.type().ncclName(), o.sizes(comm.size()).get(0), o.maxBytes(),
+                o.warmup(), o.iters());
+        out.println("# transport: " + comm.transport());
+        out.println("#");
+        out.println("#                                                              out-of-place                       in-place          ");
+        out.println("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong");
+        out.println("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ");
+    }
+
+    private static void line(PrintStream out, PerfOptions o, Row r) {
+        String redop = o.op().reduces() ? o.redop().toString() : "none";
+        int root = o.op() == Collective.BROADCAST ? o.root() : -1;
+        out.printf(Locale.ROOT, "%12d  %12d  %8s  %6s  %6d  %s  %s%n", r.bytes(), r.count(), o.type().ncclName(), redop, root,
+                cells(r, 0), cells(r, 1));
+    }
+
+    private static String cells(Row r, int p) {
+        return String.format(Locale.ROOT, "%7s  %6.2f  %6.2f  %5s", time(r.timeUs()[p]), r.algbw()[p], r.busbw()[p],
+                r.wrong()[p] < 0 ? "N/A" : Long.toString(r.wrong()[p]));
+    }
+
+    private static String time(double us) {
+        return us >= 10_000 ? String.format(Locale.ROOT, "%.0f", us)
+                : us >= 100 ? String.format(Locale.ROOT, "%.1f", us) : String.format(Locale.ROOT, "%.2f", us);
+    }
+
+    private static void writeCsv(Path file, Communicator comm, PerfOptions o, List<Row> rows) {
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file))) {
+            w.println("system,op,ranks,type,redop,bytes,count,time_us,algbw_gbs,busbw_gbs,wrong,time_inplace_us,algbw_inplace_gbs,busbw_inplace_gbs,wrong_inplace");
+            for (Row r : rows) {
+                w.printf(Locale.ROOT, "jcoll-%s,%s,%d,%s,%s,%d,%d,%.3f,%.4f,%.4f,%d,%.3f,%.4f,%.4f,%d%n",
+                        comm.transport().name(), o.op().label(), comm.size(), o.type().ncclName(), o.redop(),
+                        r.bytes(), r.count(), r.timeUs()[0], r.algbw()[0], r.busbw()[0], r.wrong()[0],
+                        r.timeUs()[1], r.algbw()[1], r.busbw()[1], r.wrong()[1]);
+            }
+        } catch (IOException e) {
+            System.err.println("jcoll perf: could not write " + file + ": " + e.getMessage());
+        }
+    }
+
+}

@@ -1,0 +1,99 @@
+package io.jcoll.bench;
+
+import io.jcoll.DataType;
+import io.jcoll.ReduceOp;
+import io.jcoll.spi.Settings;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The perf command's options, named as in nccl-tests:
+ * {@code OP [-b MIN_BYTES] [-e MAX_BYTES] [-f FACTOR] [-n RANKS] [-w WARMUP]
+ * [-i ITERS] [-d TYPE] [-o REDOP] [-r ROOT] [-c 0|1] [--transport T] [--csv FILE]}.
+ */
+record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, int ranks, int warmup, int iters,
+                   DataType type, ReduceOp redop, int root, boolean check, String transport, String csv) {
+
+    static final String USAGE = "usage: jcoll perf OP [-b MIN_BYTES] [-e MAX_BYTES] [-f FACTOR] [-n RANKS] "
+            + "[-w WARMUP] [-i ITERS] [-d TYPE] [-o REDOP] [-r ROOT] [-c 0|1] [--transport auto|tcp|nccl] [--csv FILE]\n"
+            + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast; sizes take K, M, G suffixes";
+
+    static PerfOptions parse(List<String> argv) {
+        if (argv.isEmpty() || argv.get(0).startsWith("-")) {
+            throw new IllegalArgumentException("name the operation first");
+        }
+        Collective op = Collective.parse(argv.get(0));
+        long min = 8;
+        long max = 64L << 20;
+        double factor = 2;
+        int ranks = 0;
+        int warmup = 5;
+        int iters = 20;
+        DataType type = DataType.FLOAT32;
+        ReduceOp redop = ReduceOp.SUM;
+        int root = 0;
+        boolean check = true;
+        String transport = null;
+        String csv = null;
+        for (int i = 1; i < argv.size(); i++) {
+            String flag = argv.get(i);
+            if (i + 1 >= argv.size()) {
+                throw new IllegalArgumentException(flag + " needs a value");
+            }
+            String v = argv.get(++i);
+            switch (flag) {
+                case "-b", "--minbytes" -> min = Settings.parseBytes(v);
+                case "-e", "--maxbytes" -> max = Settings.parseBytes(v);
+                case "-f", "--stepfactor" -> factor = Double.parseDouble(v);
+                case "-n", "--ranks" -> ranks = Integer.parseInt(v);
+                case "-w", "--warmup_iters" -> warmup = Integer.parseInt(v);
+                case "-i", "--iters" -> iters = Integer.parseInt(v);
+                case "-d", "--datatype" -> type = DataType.parse(v);
+                case "-o", "--op" -> redop = ReduceOp.parse(v);
+                case "-r", "--root" -> root = Integer.parseInt(v);
+                case "-c", "--check" -> check = !v.equals("0");
+                case "--transport" -> transport = v;
+                case "--csv" -> csv = v;
+                default -> throw new IllegalArgumentException("unknown option " + flag);
+            }
+        }
+        if (min < 0 || max < min || factor <= 1 || iters < 1 || warmup < 0 || ranks < 0) {
+            throw new IllegalArgumentException("need 0 <= MIN_BYTES <= MAX_BYTES, FACTOR > 1, ITERS >= 1, WARMUP >= 0");
+        }
+        return new PerfOptions(op, min, max, factor, ranks, warmup, iters, type, redop, root, check, transport, csv);
+    }
+
+    /** The arguments a launched rank gets: these options without -n. */
+    static List<String> withoutRanks(List<String> argv) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < argv.size(); i++) {
+            if (argv.get(i).equals("-n") || argv.get(i).equals("--ranks")) {
+                i++;
+            } else {
+                out.add(argv.get(i));
+            }
+        }
+        return out;
+    }
+
+    /** The sizes measured: MIN, MIN*FACTOR, ... up to MAX, each a multiple of what the operation needs. */
+    List<Long> sizes(int n) {
+        List<Long> sizes = new ArrayList<>();
+        long unit = (long) type.size() * (op == Collective.ALLREDUCE || op == Collective.BROADCAST ? 1 : n);
+        for (double s = Math.max(min(), 0); s <= maxBytes; s = Math.max(s * factor, s + 1)) {
+            long bytes = ((long) s / unit) * unit;
+            if (sizes.isEmpty() || sizes.get(sizes.size() - 1) != bytes) {
+                sizes.add(bytes);
+            }
+            if (s == 0) {
+                s = 1; // from 0, continue at 1 byte
+            }
+        }
+        return sizes;
+    }
+
+    private long min() {
+        return minBytes;
+    }
+}

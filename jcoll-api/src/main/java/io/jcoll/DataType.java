@@ -1,0 +1,68 @@
+package io.jcoll;
+
+/**
+ * The element types a collective can carry. Sizes and names follow NCCL; the
+ * 16-bit floating-point types are reduced by widening, reducing and rounding
+ * to nearest even, never as integer arithmetic on their bits.
+ */
+public enum DataType {
+    INT8(1, "int8", false),
+    UINT8(1, "uint8", false),
+    INT32(4, "int32", false),
+    INT64(8, "int64", false),
+    FLOAT16(2, "half", true),
+    BFLOAT16(2, "bfloat16", true),
+    FLOAT32(4, "float", true),
+    FLOAT64(8, "double", true);
+
+    private final int size;
+    private final String ncclName;
+    private final boolean floatingPoint;
+
+    DataType(int size, String ncclName, boolean floatingPoint) {
+        this.size = size;
+        this.ncclName = ncclName;
+        this.floatingPoint = floatingPoint;
+    }
+
+    /** Bytes per element. */
+    public int size() {
+        return size;
+    }
+
+    /** The name nccl-tests uses for this type ({@code float}, {@code half}, ...). */
+    public String ncclName() {
+        return ncclName;
+    }
+
+    public boolean isFloatingPoint() {
+        return floatingPoint;
+    }
+
+    /**
+     * Parses a type by its enum name or nccl-tests name, case-insensitively
+     * ({@code float32}, {@code float}, {@code fp16}, {@code half}, {@code bf16}).
+     */
+    public static DataType parse(String text) {
+        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        switch (t) {
+            case "fp16": case "f16": return FLOAT16;
+            case "bf16": return BFLOAT16;
+            case "fp32": case "f32": return FLOAT32;
+            case "fp64": case "f64": return FLOAT64;
+            default: break;
+        }
+        for (DataType d : values()) {
+            if (d.ncclName.equals(t) || d.name().toLowerCase(java.util.Locale.ROOT).equals(t)) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("unknown data type '" + text + "'; expected one of "
+                + "int8, uint8, int32, int64, half, bfloat16, float, double");
+    }
+
+    @Override
+    public String toString() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,33 @@
+package io.jcoll.bootstrap;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The rendezvous key-value store ranks use to find each other, like
+ * torch's TCPStore: rank 0 hosts it, every rank reads and writes it.
+ */
+public interface Store extends AutoCloseable {
+
+    void set(String key, byte[] value);
+
+    /** Waits up to {@code timeout} for {@code key} to be set; empty if it never was. */
+    Optional<byte[]> get(String key, Duration timeout);
+
+    /** Atomically adds {@code delta} to the counter at {@code key} (0 if unset) and returns the sum. */
+    long add(String key, long delta);
+
+    @Override
+    void close();
+
+    /** A view that prefixes every key with {@code prefix}. */
+    default Store scoped(String prefix) {
+        Store base = this;
+        return new Store() {
+            @Override public void set(String key, byte[] value) { base.set(prefix + key, value); }
+            @Override public Optional<byte[]> get(String key, Duration timeout) { return base.get(prefix + key, timeout); }
+            @Override public long add(String key, long delta) { return base.add(prefix + key, delta); }
+            @Override public void close() { base.close(); }
+        };
+    }
+}

@@ -1,0 +1,145 @@
+package io.jcoll.bootstrap;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A rank's connection to the rendezvous store. Connecting retries until the
+ * deadline, because rank 0 may start after the others. Requests are serialised.
+ */
+public final class StoreClient implements Store {
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final DataOutputStream out;
+    private final String server;
+
+    private StoreClient(Socket socket) throws IOException {
+        this.socket = socket;
+        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+        this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+        this.server = String.valueOf(socket.getRemoteSocketAddress());
+    }
+
+    /**
+     * Connects and authenticates, retrying refused connections until {@code timeout}.
+     *
+     * @throws IOException when the store cannot be reached or authentication fails
+     */
+    public static StoreClient connect(InetSocketAddress address, byte[] token, int rank, int size, Duration timeout)
+            throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        IOException last = null;
+        while (System.nanoTime() < deadline) {
+            Socket s = new Socket();
+            try {
+                long leftMillis = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+                s.connect(address, (int) Math.min(leftMillis, 5_000));
+                s.setTcpNoDelay(true);
+                s.setSoTimeout((int) Math.min(Math.max(leftMillis, 1000), 30_000));
+                StoreClient c = new StoreClient(s);
+                Handshake.connect(c.in, c.out, token, Handshake.PURPOSE_STORE, rank, size);
+                s.setSoTimeout(0);
+                return c;
+            } catch (Handshake.AuthenticationException e) {
+                s.close();
+                throw e;
+            } catch (IOException e) {
+                s.close();
+                last = e;
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while connecting to the store", ie);
+                }
+            }
+        }
+        throw new IOException("no rendezvous store answered at " + address + " within " + timeout.toSeconds()
+                + " s" + (last == null ? "" : " (last error: " + last.getMessage() + ")"), last);
+    }
+
+    /** The local address this rank used to reach the store: the one its peers can reach it at. */
+    public InetAddress localAddress() {
+        return socket.getLocalAddress();
+    }
+
+    @Override
+    public synchronized void set(String key, byte[] value) {
+        if (value.length > StoreProtocol.MAX_VALUE) {
+            throw new IllegalArgumentException("store value of " + value.length + " bytes exceeds " + StoreProtocol.MAX_VALUE);
+        }
+        request(StoreProtocol.SET, key, () -> {
+            out.writeInt(value.length);
+            out.write(value);
+        }, 0);
+    }
+
+    @Override
+    public synchronized Optional<byte[]> get(String key, Duration timeout) {
+        long millis = Math.max(0, timeout.toMillis());
+        Reply r = request(StoreProtocol.GET, key, () -> out.writeLong(millis), millis);
+        return r.status == StoreProtocol.OK ? Optional.of(r.payload) : Optional.empty();
+    }
+
+    @Override
+    public synchronized long add(String key, long delta) {
+        Reply r = request(StoreProtocol.ADD, key, () -> out.writeLong(delta), 0);
+        return ByteBuffer.wrap(r.payload).getLong();
+    }
+
+    private interface Body {
+        void write() throws IOException;
+    }
+
+    private record Reply(byte status, byte[] payload) {
+    }
+
+    private Reply request(byte op, String key, Body body, long serverWaitMillis) {
+        try {
+            byte[] k = StoreProtocol.keyBytes(key);
+            // the server may legitimately hold a GET for serverWaitMillis; allow that plus slack
+            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, serverWaitMillis + 30_000));
+            out.writeByte(op);
+            out.writeShort(k.length);
+            out.write(k);
+            body.write();
+            out.flush();
+            byte status = in.readByte();
+            byte[] payload = StoreProtocol.readSized(in, StoreProtocol.MAX_VALUE, "store reply");
+            if (status == StoreProtocol.ERROR) {
+                throw new IOException(new String(payload, StandardCharsets.UTF_8));
+            }
+            return new Reply(status, payload);
+        } catch (IOException e) {
+            throw new StoreUnreachableException("rendezvous store at " + server + " failed on key '" + key + "': "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing is best effort
+        }
+    }
+
+    /** The store stopped answering in the middle of a request. */
+    public static final class StoreUnreachableException extends RuntimeException {
+        StoreUnreachableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

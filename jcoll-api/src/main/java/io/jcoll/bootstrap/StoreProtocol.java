@@ -1,0 +1,61 @@
+package io.jcoll.bootstrap;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The store's request and reply layout, after the {@link Handshake}:
+ *
+ * <pre>
+ *  request  op u8 | keyLength u16 | key (UTF-8) | SET: valueLength u32, value | GET: timeoutMillis i64 | ADD: delta i64
+ *  reply    status u8 | length u32 | payload (value, ADD's i64 sum, or an error text)
+ * </pre>
+ *
+ * Lengths are checked against {@link #MAX_KEY} and {@link #MAX_VALUE} before
+ * anything is allocated.
+ */
+final class StoreProtocol {
+
+    static final byte SET = 1;
+    static final byte GET = 2;
+    static final byte ADD = 3;
+
+    static final byte OK = 0;
+    static final byte MISSING = 1;
+    static final byte ERROR = 2;
+
+    static final int MAX_KEY = 1024;
+    static final int MAX_VALUE = 1 << 20;
+
+    private StoreProtocol() {
+    }
+
+    static String readKey(DataInputStream in) throws IOException {
+        int length = in.readUnsignedShort();
+        if (length == 0 || length > MAX_KEY) {
+            throw new IOException("store key length " + length + " outside 1.." + MAX_KEY);
+        }
+        return new String(in.readNBytes(length), StandardCharsets.UTF_8);
+    }
+
+    static byte[] readSized(DataInputStream in, int max, String what) throws IOException {
+        int length = in.readInt();
+        if (length < 0 || length > max) {
+            throw new IOException(what + " length " + length + " outside 0.." + max);
+        }
+        byte[] bytes = in.readNBytes(length);
+        if (bytes.length != length) {
+            throw new IOException("connection closed inside a " + what);
+        }
+        return bytes;
+    }
+
+    static byte[] keyBytes(String key) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        if (k.length == 0 || k.length > MAX_KEY) {
+            throw new IllegalArgumentException("store key '" + key + "' must be 1.." + MAX_KEY + " bytes");
+        }
+        return k;
+    }
+}

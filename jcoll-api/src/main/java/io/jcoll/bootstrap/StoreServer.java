@@ -1,0 +1,168 @@
+package io.jcoll.bootstrap;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+
+/**
+ * The rendezvous store's server, hosted by rank 0. Each connection is
+ * authenticated with the job token before it may read or write; one that
+ * cannot, or that sends anything malformed, is dropped and logged, and the
+ * job carries on. Connections are bounded in number, handshakes in time.
+ */
+public final class StoreServer implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(StoreServer.class.getName());
+    private static final int MAX_CONNECTIONS = 1024;
+    private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(10);
+
+    private final ServerSocket listener;
+    private final byte[] token;
+    private final MemoryStore data = new MemoryStore();
+    private final Semaphore connectionSlots = new Semaphore(MAX_CONNECTIONS);
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Thread acceptor;
+    private volatile boolean closed;
+
+    /** Starts listening on {@code bind} (port 0 picks a free port). */
+    public StoreServer(InetSocketAddress bind, byte[] token) throws IOException {
+        this.token = token.clone();
+        this.listener = new ServerSocket();
+        listener.setReuseAddress(true);
+        listener.bind(bind, 128);
+        acceptor = new Thread(this::acceptLoop, "jcoll-store-acceptor-" + listener.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    public int port() {
+        return listener.getLocalPort();
+    }
+
+    /** This process's own view of the store: no socket, same data. */
+    public Store local() {
+        return new Store() {
+            @Override public void set(String key, byte[] value) { data.set(key, value); }
+            @Override public Optional<byte[]> get(String key, Duration timeout) { return data.get(key, timeout); }
+            @Override public long add(String key, long delta) { return data.add(key, delta); }
+            @Override public void close() { }
+        };
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket s;
+            try {
+                s = listener.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.log(System.Logger.Level.WARNING, "store: accept failed: " + e);
+                }
+                continue;
+            }
+            if (!connectionSlots.tryAcquire()) {
+                LOG.log(System.Logger.Level.WARNING, "store: refusing " + s.getRemoteSocketAddress()
+                        + ": already " + MAX_CONNECTIONS + " connections");
+                closeQuietly(s);
+                continue;
+            }
+            open.add(s);
+            Thread t = new Thread(() -> serve(s), "jcoll-store-" + s.getRemoteSocketAddress());
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private void serve(Socket s) {
+        String who = String.valueOf(s.getRemoteSocketAddress());
+        try (s) {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout((int) HANDSHAKE_LIMIT.toMillis());
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+            Handshake.Hello hello = Handshake.accept(in, out, token, Handshake.PURPOSE_STORE, 0);
+            who = "rank " + hello.rank() + " at " + who;
+            while (!closed) {
+                s.setSoTimeout(0); // an authenticated rank may stay quiet for the whole job
+                int op = in.read();
+                if (op < 0) {
+                    return;
+                }
+                s.setSoTimeout((int) HANDSHAKE_LIMIT.toMillis()); // the rest of a request comes at once
+                handle((byte) op, in, out);
+                out.flush();
+            }
+        } catch (EOFException e) {
+            if (!closed) {
+                LOG.log(System.Logger.Level.WARNING, "store: dropped " + who + ": connection closed mid-message");
+            }
+        } catch (SocketTimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "store: dropped " + who + ": silent for " + HANDSHAKE_LIMIT.toSeconds()
+                    + " s in the middle of a handshake or request");
+        } catch (IOException e) {
+            if (!closed) {
+                LOG.log(System.Logger.Level.WARNING, "store: dropped " + who + ": " + e.getMessage());
+            }
+        } finally {
+            open.remove(s);
+            connectionSlots.release();
+        }
+    }
+
+    private void handle(byte op, DataInputStream in, DataOutputStream out) throws IOException {
+        String key = StoreProtocol.readKey(in);
+        switch (op) {
+            case StoreProtocol.SET -> {
+                data.set(key, StoreProtocol.readSized(in, StoreProtocol.MAX_VALUE, "store value"));
+                reply(out, StoreProtocol.OK, new byte[0]);
+            }
+            case StoreProtocol.GET -> {
+                long millis = in.readLong();
+                Optional<byte[]> v = data.get(key, Duration.ofMillis(Math.max(0, millis)));
+                reply(out, v.isPresent() ? StoreProtocol.OK : StoreProtocol.MISSING, v.orElse(new byte[0]));
+            }
+            case StoreProtocol.ADD -> {
+                long sum = data.add(key, in.readLong());
+                reply(out, StoreProtocol.OK, ByteBuffer.allocate(8).putLong(sum).array());
+            }
+            default -> throw new IOException("unknown store operation " + op);
+        }
+    }
+
+    private static void reply(DataOutputStream out, byte status, byte[] payload) throws IOException {
+        out.writeByte(status);
+        out.writeInt(payload.length);
+        out.write(payload);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        closeQuietly(listener);
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
+        data.close();
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing is best effort
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.jcoll.exceptions;
+
+/**
+ * Root of every error jcoll raises. Unchecked. Each names the operation, the
+ * rank that raised it and, where one is involved, the peer rank; the message
+ * starts with that context so a log line alone says where it happened.
+ */
+public class JcollException extends RuntimeException {
+
+    /** Marks a rank or peer that is not known or not involved. */
+    public static final int NONE = -1;
+
+    private final String operation;
+    private final int rank;
+    private final int peer;
+
+    public JcollException(String operation, int rank, int peer, String message) {
+        this(operation, rank, peer, message, null);
+    }
+
+    public JcollException(String operation, int rank, int peer, String message, Throwable cause) {
+        super(context(operation, rank, peer) + message, cause);
+        this.operation = operation;
+        this.rank = rank;
+        this.peer = peer;
+    }
+
+    private static String context(String operation, int rank, int peer) {
+        StringBuilder b = new StringBuilder();
+        b.append(operation == null ? "jcoll" : operation);
+        if (rank != NONE) {
+            b.append(" on rank ").append(rank);
+        }
+        if (peer != NONE) {
+            b.append(" (peer rank ").append(peer).append(')');
+        }
+        return b.append(": ").toString();
+    }
+
+    /** The operation that failed, such as {@code allReduce} or {@code bootstrap}. */
+    public String operation() {
+        return operation;
+    }
+
+    /** The rank that raised this, or {@link #NONE}. */
+    public int rank() {
+        return rank;
+    }
+
+    /** The peer involved, or {@link #NONE}. */
+    public int peer() {
+        return peer;
+    }
+}

@@ -1,0 +1,149 @@
+package io.jcoll.internal;
+
+import io.jcoll.Communicator;
+import io.jcoll.bootstrap.JobConfig;
+import io.jcoll.bootstrap.MemoryStore;
+import io.jcoll.bootstrap.Store;
+import io.jcoll.bootstrap.StoreClient;
+import io.jcoll.bootstrap.StoreServer;
+import io.jcoll.exceptions.BootstrapException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.TransportUnavailableException;
+import io.jcoll.spi.Availability;
+import io.jcoll.spi.Settings;
+import io.jcoll.spi.Transport;
+import io.jcoll.spi.TransportContext;
+import io.jcoll.spi.TransportProvider;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Forms a communicator: reaches the rendezvous store (hosting it on rank 0),
+ * agrees on a transport with every rank, and opens it.
+ */
+public final class Bootstrap {
+
+    private static final System.Logger LOG = System.getLogger(Bootstrap.class.getName());
+    private static volatile boolean warnedNoToken;
+
+    /** Stores this process hosts, by port, shared by the communicators created against them. */
+    private static final Map<Integer, HostedStore> HOSTED = new HashMap<>();
+
+    private Bootstrap() {
+    }
+
+    public static Communicator create(Settings settings) {
+        JobConfig cfg = JobConfig.from(settings);
+        int rank = cfg.rank();
+        if (cfg.token().length == 0 && cfg.size() > 1 && !warnedNoToken) {
+            warnedNoToken = true;
+            LOG.log(System.Logger.Level.WARNING, "JCOLL_TOKEN is not set: jcoll connections are not authenticated. "
+                    + "`jcoll launch` sets one; otherwise export the same random JCOLL_TOKEN on every rank.");
+        }
+        List<TransportProvider> providers = TransportSelection.providers();
+        if (providers.isEmpty()) {
+            throw new TransportUnavailableException("bootstrap", rank, JcollException.NONE,
+                    "no transport is on the class path: add io.jcoll:jcoll-tcp (and jcoll-nccl for GPUs)");
+        }
+        AutoCloseable rendezvous = () -> { };
+        try {
+            Store store;
+            InetAddress advertise;
+            if (cfg.size() == 1) {
+                store = new MemoryStore();
+                rendezvous = store;
+                advertise = InetAddress.getLoopbackAddress();
+            } else if (rank == 0) {
+                HostedStore hosted = host(cfg);
+                rendezvous = hosted;
+                store = hosted.server.local();
+                advertise = InetAddress.getByName(cfg.masterAddr());
+            } else {
+                StoreClient client = StoreClient.connect(new InetSocketAddress(cfg.masterAddr(), cfg.masterPort()),
+                        cfg.token(), rank, cfg.size(), cfg.timeout());
+                rendezvous = client;
+                store = client;
+                advertise = client.localAddress();
+            }
+            // the n-th communicator each rank creates is the same communicator on all ranks
+            long generation = store.add("jcoll/generation/rank" + rank, 1);
+            Store scoped = store.scoped("jcoll/comm" + generation + "/");
+
+            Map<String, Availability> local = TransportSelection.probe(providers, settings);
+            List<TransportSelection.Verdict> verdicts =
+                    TransportSelection.exchange(scoped, rank, cfg.size(), local, cfg.timeout());
+            TransportSelection.Choice choice =
+                    TransportSelection.choose(cfg.transport(), providers, verdicts, rank, cfg.size());
+            Transport transport = choice.provider().open(new TransportContext(rank, cfg.size(), cfg.localRank(),
+                    cfg.localSize(), scoped, advertise, cfg.token(), cfg.timeout(), settings));
+            LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + choice.info());
+            return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), choice.info(), cfg.timeout(),
+                    transport, rendezvous);
+        } catch (JcollException e) {
+            closeQuietly(rendezvous);
+            throw e;
+        } catch (IOException | StoreClient.StoreUnreachableException e) {
+            closeQuietly(rendezvous);
+            throw new BootstrapException("bootstrap", rank, rank == 0 ? JcollException.NONE : 0,
+                    e.getMessage() == null ? e.toString() : e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(rendezvous);
+            throw e;
+        }
+    }
+
+    private static HostedStore host(JobConfig cfg) throws IOException {
+        synchronized (HOSTED) {
+            HostedStore h = HOSTED.get(cfg.masterPort());
+            if (h == null) {
+                StoreServer server;
+                try {
+                    server = new StoreServer(new InetSocketAddress(cfg.masterPort()), cfg.token());
+                } catch (BindException e) {
+                    throw new BootstrapException("bootstrap", 0, JcollException.NONE, "MASTER_PORT " + cfg.masterPort()
+                            + " is already in use on this host (" + e.getMessage() + "); pick a free port", e);
+                }
+                h = new HostedStore(cfg.masterPort(), server);
+                HOSTED.put(cfg.masterPort(), h);
+            }
+            h.users++;
+            return h;
+        }
+    }
+
+    /** A store server shared by this process's communicators; stops with the last of them. */
+    private static final class HostedStore implements AutoCloseable {
+        final int port;
+        final StoreServer server;
+        int users;
+
+        HostedStore(int port, StoreServer server) {
+            this.port = port;
+            this.server = server;
+        }
+
+        @Override
+        public void close() {
+            synchronized (HOSTED) {
+                if (--users == 0) {
+                    HOSTED.remove(port);
+                    server.close();
+                }
+            }
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.jcoll.kernels;
+
+import io.jcoll.DataType;
+import io.jcoll.ReduceOp;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Element-wise reduction kernels over native-order byte buffers. Every index
+ * is absolute from 0: callers pass views that start at the first element.
+ *
+ * <p>One loop per type and operator, with the operator chosen outside the loop,
+ * so that each loop body is a single primitive operation the JIT compiles tight.
+ * AVG combines as SUM; {@link #divide} finishes it once the sum is complete.
+ */
+public final class Reductions {
+
+    private Reductions() {
+    }
+
+    /** {@code dst[i] = a[i] op b[i]} for {@code i < count}. {@code dst} may be {@code a} or {@code b}. */
+    public static void combine(DataType type, ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer dst, int count) {
+        switch (type) {
+            case FLOAT32: float32(op, a, b, dst, count); break;
+            case FLOAT64: float64(op, a, b, dst, count); break;
+            case INT32: int32(op, a, b, dst, count); break;
+            case INT64: int64(op, a, b, dst, count); break;
+            case INT8: int8(op, a, b, dst, count, false); break;
+            case UINT8: int8(op, a, b, dst, count, true); break;
+            case FLOAT16: sixteenBit(op, a, b, dst, count, false); break;
+            case BFLOAT16: sixteenBit(op, a, b, dst, count, true); break;
+            default: throw new IllegalArgumentException("no kernel for " + type);
+        }
+    }
+
+    /** Finishes AVG: {@code buf[i] /= n} (integers divide and truncate toward zero). */
+    public static void divide(DataType type, ByteBuffer buf, int count, int n) {
+        switch (type) {
+            case FLOAT32: for (int i = 0; i < count; i++) buf.putFloat(i * 4, buf.getFloat(i * 4) / n); break;
+            case FLOAT64: for (int i = 0; i < count; i++) buf.putDouble(i * 8, buf.getDouble(i * 8) / n); break;
+            case INT32: for (int i = 0; i < count; i++) buf.putInt(i * 4, buf.getInt(i * 4) / n); break;
+            case INT64: for (int i = 0; i < count; i++) buf.putLong(i * 8, buf.getLong(i * 8) / n); break;
+            case INT8: for (int i = 0; i < count; i++) buf.put(i, (byte) (buf.get(i) / n)); break;
+            case UINT8: for (int i = 0; i < count; i++) buf.put(i, (byte) ((buf.get(i) & 0xff) / n)); break;
+            case FLOAT16:
+                for (int i = 0; i < count; i++) {
+                    buf.putShort(i * 2, HalfFloats.floatToHalf(HalfFloats.halfToFloat(buf.getShort(i * 2)) / n));
+                }
+                break;
+            case BFLOAT16:
+                for (int i = 0; i < count; i++) {
+                    buf.putShort(i * 2, HalfFloats.floatToBfloat16(HalfFloats.bfloat16ToFloat(buf.getShort(i * 2)) / n));
+                }
+                break;
+            default: throw new IllegalArgumentException("no kernel for " + type);
+        }
+    }
+
+    private static void float32(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n) {
+        switch (op) {
+            case SUM: case AVG: for (int i = 0, j = 0; i < n; i++, j += 4) d.putFloat(j, a.getFloat(j) + b.getFloat(j)); break;
+            case PROD: for (int i = 0, j = 0; i < n; i++, j += 4) d.putFloat(j, a.getFloat(j) * b.getFloat(j)); break;
+            case MIN: for (int i = 0, j = 0; i < n; i++, j += 4) d.putFloat(j, Math.min(a.getFloat(j), b.getFloat(j))); break;
+            case MAX: for (int i = 0, j = 0; i < n; i++, j += 4) d.putFloat(j, Math.max(a.getFloat(j), b.getFloat(j))); break;
+            default: throw new AssertionError(op);
+        }
+    }
+
+    private static void float64(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n) {
+        switch (op) {
+            case SUM: case AVG: for (int i = 0, j = 0; i < n; i++, j += 8) d.putDouble(j, a.getDouble(j) + b.getDouble(j)); break;
+            case PROD: for (int i = 0, j = 0; i < n; i++, j += 8) d.putDouble(j, a.getDouble(j) * b.getDouble(j)); break;
+            case MIN: for (int i = 0, j = 0; i < n; i++, j += 8) d.putDouble(j, Math.min(a.getDouble(j), b.getDouble(j))); break;
+            case MAX: for (int i = 0, j = 0; i < n; i++, j += 8) d.putDouble(j, Math.max(a.getDouble(j), b.getDouble(j))); break;
+            default: throw new AssertionError(op);
+        }
+    }
+
+    private static void int32(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n) {
+        switch (op) {
+            case SUM: case AVG: for (int i = 0, j = 0; i < n; i++, j += 4) d.putInt(j, a.getInt(j) + b.getInt(j)); break;
+            case PROD: for (int i = 0, j = 0; i < n; i++, j += 4) d.putInt(j, a.getInt(j) * b.getInt(j)); break;
+            case MIN: for (int i = 0, j = 0; i < n; i++, j += 4) d.putInt(j, Math.min(a.getInt(j), b.getInt(j))); break;
+            case MAX: for (int i = 0, j = 0; i < n; i++, j += 4) d.putInt(j, Math.max(a.getInt(j), b.getInt(j))); break;
+            default: throw new AssertionError(op);
+        }
+    }
+
+    private static void int64(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n) {
+        switch (op) {
+            case SUM: case AVG: for (int i = 0, j = 0; i < n; i++, j += 8) d.putLong(j, a.getLong(j) + b.getLong(j)); break;
+            case PROD: for (int i = 0, j = 0; i < n; i++, j += 8) d.putLong(j, a.getLong(j) * b.getLong(j)); break;
+            case MIN: for (int i = 0, j = 0; i < n; i++, j += 8) d.putLong(j, Math.min(a.getLong(j), b.getLong(j))); break;
+            case MAX: for (int i = 0, j = 0; i < n; i++, j += 8) d.putLong(j, Math.max(a.getLong(j), b.getLong(j))); break;
+            default: throw new AssertionError(op);
+        }
+    }
+
+    private static void int8(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n, boolean unsigned) {
+        // sums and products wrap identically for signed and unsigned bytes; only ordering differs
+        int mask = unsigned ? 0xff : -1; // orders bytes as unsigned or signed values
+        switch (op) {
+            case SUM: case AVG: for (int i = 0; i < n; i++) d.put(i, (byte) (a.get(i) + b.get(i))); break;
+            case PROD: for (int i = 0; i < n; i++) d.put(i, (byte) (a.get(i) * b.get(i))); break;
+            case MIN: for (int i = 0; i < n; i++) d.put(i, (byte) Math.min(a.get(i) & mask, b.get(i) & mask)); break;
+            case MAX: for (int i = 0; i < n; i++) d.put(i, (byte) Math.max(a.get(i) & mask, b.get(i) & mask)); break;
+            default: throw new AssertionError(op);
+        }
+    }
+
+    private static void sixteenBit(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n, boolean bfloat) {
+        for (int i = 0, j = 0; i < n; i++, j += 2) {
+            float x = bfloat ? HalfFloats.bfloat16ToFloat(a.getShort(j)) : HalfFloats.halfToFloat(a.getShort(j));
+            float y = bfloat ? HalfFloats.bfloat16ToFloat(b.getShort(j)) : HalfFloats.halfToFloat(b.getShort(j));
+            float r;
+            switch (op) {
+                case SUM: case AVG: r = x + y; break;
+                case PROD: r = x * y; break;
+                case MIN: r = Math.min(x, y); break;
+                case MAX: r = Math.max(x, y); break;
+                default: throw new AssertionError(op);
+            }
+            d.putShort(j, bfloat ? HalfFloats.floatToBfloat16(r) : HalfFloats.floatToHalf(r));
+        }
+    }
+}

@@ -1,0 +1,294 @@
+package io.jcoll.launch;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code jcoll launch -n N [-cp EXTRA] [--] MAIN_CLASS [ARGS...]}: starts N
+ * local JVM ranks of a class with the bootstrap variables and a fresh job
+ * token, prefixes each output line with its rank, and if any rank exits
+ * non-zero, gives the others a grace period to report, stops them, and exits
+ * non-zero naming the rank that failed first.
+ */
+public final class Launcher {
+
+    /** Variables a launched rank must take from the launcher, not from the caller's environment. */
+    private static final List<String> OWNED = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+            "MASTER_ADDR", "MASTER_PORT", "JCOLL_TOKEN");
+
+    /**
+     * What to launch.
+     *
+     * @param ranks     number of ranks
+     * @param classpath class path of the ranks
+     * @param mainClass class whose main each rank runs
+     * @param args      its arguments
+     * @param jvmOptions options for each rank's JVM
+     * @param grace     how long the other ranks may run on after one fails
+     */
+    public record Plan(int ranks, String classpath, String mainClass, List<String> args, List<String> jvmOptions,
+                       Duration grace) {
+    }
+
+    private Launcher() {
+    }
+
+    public static void main(String[] argv) {
+        System.exit(run(Arrays.asList(argv), System.out, System.err));
+    }
+
+    /** Parses the command line and launches; returns the exit code. */
+    public static int run(List<String> argv, PrintStream out, PrintStream err) {
+        Plan plan;
+        try {
+            plan = parse(argv);
+        } catch (IllegalArgumentException e) {
+            err.println("jcoll launch: " + e.getMessage());
+            err.println("usage: jcoll launch -n RANKS [-cp EXTRA_CLASSPATH] [--] MAIN_CLASS [ARGS...]");
+            return 2;
+        }
+        return launch(plan, out, err);
+    }
+
+    static Plan parse(List<String> argv) {
+        int ranks = -1;
+        String extra = null;
+        int i = 0;
+        for (; i < argv.size(); i++) {
+            String a = argv.get(i);
+            if (a.equals("--")) {
+                i++;
+                break;
+            } else if (a.equals("-n") || a.equals("--ranks")) {
+                ranks = parseRanks(value(argv, ++i, a));
+            } else if (a.equals("-cp") || a.equals("--classpath")) {
+                extra = value(argv, ++i, a);
+            } else if (a.startsWith("-")) {
+                throw new IllegalArgumentException("unknown option " + a);
+            } else {
+                break;
+            }
+        }
+        if (ranks < 0) {
+            throw new IllegalArgumentException("say how many ranks with -n");
+        }
+        if (i >= argv.size()) {
+            throw new IllegalArgumentException("name the main class to run");
+        }
+        String cp = System.getProperty("java.class.path");
+        if (extra != null && !extra.isEmpty()) {
+            cp = extra + java.io.File.pathSeparator + cp;
+        }
+        String opts = System.getenv().getOrDefault("JCOLL_JAVA_OPTS", "").trim();
+        List<String> jvm = opts.isEmpty() ? List.of() : Arrays.asList(opts.split("\\s+"));
+        Duration grace = Duration.ofSeconds(Long.parseLong(System.getenv().getOrDefault("JCOLL_LAUNCH_GRACE", "15")));
+        return new Plan(ranks, cp, argv.get(i), List.copyOf(argv.subList(i + 1, argv.size())), jvm, grace);
+    }
+
+    private static String value(List<String> argv, int i, String option) {
+        if (i >= argv.size()) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return argv.get(i);
+    }
+
+    private static int parseRanks(String v) {
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 1 || n > 1024) {
+                throw new IllegalArgumentException("-n " + v + ": ranks must be 1 to 1024");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-n " + v + " is not a number");
+        }
+    }
+
+    /** Starts the ranks and supervises them; returns 0 if every rank exited 0. */
+    public static int launch(Plan plan, PrintStream out, PrintStream err) {
+        String port = System.getenv("MASTER_PORT");
+        if (port == null || port.isBlank()) {
+            port = Integer.toString(freePort());
+        }
+        byte[] secret = new byte[24];
+        new SecureRandom().nextBytes(secret);
+        String token = HexFormat.of().formatHex(secret);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
+        List<Process> processes = new ArrayList<>();
+        List<Thread> pumps = new ArrayList<>();
+        Thread reaper = new Thread(() -> processes.forEach(Process::destroyForcibly));
+        Runtime.getRuntime().addShutdownHook(reaper);
+        try {
+            for (int r = 0; r < plan.ranks(); r++) {
+                List<String> cmd = new ArrayList<>();
+                cmd.add(java);
+                cmd.addAll(plan.jvmOptions());
+                cmd.add("-cp");
+                cmd.add(plan.classpath());
+                cmd.add(plan.mainClass());
+                cmd.addAll(plan.args());
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+                Map<String, String> env = pb.environment();
+                for (String k : OWNED) {
+                    env.remove(k);
+                    env.remove("JCOLL_" + k);
+                }
+                env.put("RANK", Integer.toString(r));
+                env.put("WORLD_SIZE", Integer.toString(plan.ranks()));
+                env.put("LOCAL_RANK", Integer.toString(r));
+                env.put("LOCAL_WORLD_SIZE", Integer.toString(plan.ranks()));
+                env.put("MASTER_ADDR", "127.0.0.1");
+                env.put("MASTER_PORT", port);
+                env.put("JCOLL_TOKEN", token);
+                env.put("JCOLL_LAUNCHED", "1");
+                Process p;
+                try {
+                    p = pb.start();
+                } catch (IOException e) {
+                    err.println("jcoll launch: could not start rank " + r + ": " + e.getMessage());
+                    stop(processes, Duration.ZERO);
+                    return 1;
+                }
+                processes.add(p);
+                pumps.add(pump(r, plan.ranks(), p, out));
+            }
+            return supervise(plan, processes, pumps, err);
+        } finally {
+            stop(processes, Duration.ZERO);
+            try {
+                Runtime.getRuntime().removeShutdownHook(reaper);
+            } catch (IllegalStateException ignored) {
+                // already shutting down
+            }
+        }
+    }
+
+    private static int supervise(Plan plan, List<Process> processes, List<Thread> pumps, PrintStream err) {
+        int n = processes.size();
+        Integer[] codes = new Integer[n];
+        int firstFailed = -1;
+        long stopAt = Long.MAX_VALUE;
+        while (true) {
+            boolean running = false;
+            for (int r = 0; r < n; r++) {
+                if (codes[r] != null) {
+                    continue;
+                }
+                Process p = processes.get(r);
+                if (p.isAlive()) {
+                    running = true;
+                    continue;
+                }
+                codes[r] = p.exitValue();
+                if (codes[r] != 0 && firstFailed < 0) {
+                    firstFailed = r;
+                    stopAt = System.nanoTime() + plan.grace().toNanos();
+                }
+            }
+            if (!running) {
+                break;
+            }
+            if (System.nanoTime() - stopAt > 0) {
+                List<Integer> stopped = new ArrayList<>();
+                for (int r = 0; r < n; r++) {
+                    if (codes[r] == null) {
+                        stopped.add(r);
+                    }
+                }
+                err.println("jcoll launch: stopping rank(s) " + stopped + ", still running "
+                        + plan.grace().toSeconds() + " s after rank " + firstFailed + " failed");
+                stop(processes, Duration.ofSeconds(3));
+                for (int r : stopped) {
+                    codes[r] = processes.get(r).exitValue();
+                }
+                break;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 130;
+            }
+        }
+        for (Thread t : pumps) {
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (firstFailed < 0) {
+            return 0;
+        }
+        err.println("jcoll launch: rank " + firstFailed + " failed first (exit code " + codes[firstFailed]
+                + "); exit codes by rank: " + Arrays.toString(codes));
+        return codes[firstFailed] > 0 && codes[firstFailed] < 256 ? codes[firstFailed] : 1;
+    }
+
+    /** Copies a rank's output, each line prefixed with its rank. */
+    private static Thread pump(int rank, int ranks, Process p, PrintStream out) {
+        String prefix = "[" + String.format("%" + Integer.toString(ranks - 1).length() + "d", rank) + "] ";
+        Thread t = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    synchronized (out) {
+                        out.println(prefix + line);
+                    }
+                }
+            } catch (IOException ignored) {
+                // the rank is gone
+            }
+        }, "jcoll-launch-output-" + rank);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Asks every live rank to stop, then forces those still alive after {@code patience}. */
+    private static void stop(List<Process> processes, Duration patience) {
+        processes.stream().filter(Process::isAlive).forEach(p -> {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroy();
+        });
+        long until = System.nanoTime() + patience.toNanos();
+        for (Process p : processes) {
+            try {
+                long left = Math.max(0, until - System.nanoTime());
+                if (!p.waitFor(left, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly().waitFor();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port for the rendezvous store", e);
+        }
+    }
+
+    /** Whether this process was started as one rank of a job (by jcoll launch, torchrun, or by hand). */
+    public static boolean underLauncher() {
+        Map<String, String> env = System.getenv();
+        return env.containsKey("RANK") || env.containsKey("JCOLL_RANK");
+    }
+}

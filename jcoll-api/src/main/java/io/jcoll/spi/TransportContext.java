@@ -1,0 +1,26 @@
+package io.jcoll.spi;
+
+import io.jcoll.bootstrap.Store;
+
+import java.net.InetAddress;
+import java.time.Duration;
+
+/**
+ * What a transport gets to open with: this rank's place in the job, the
+ * rendezvous store (keys already scoped to this communicator), the address to
+ * publish for peers, and the job's settings.
+ *
+ * @param rank          this rank
+ * @param size          number of ranks
+ * @param localRank     this rank's index on its host
+ * @param localSize     ranks on this host
+ * @param store         rendezvous store, scoped to this communicator
+ * @param advertiseAddress the local address peers can reach this rank at
+ * @param token         the job's shared secret for authenticating connections (may be empty)
+ * @param timeout       limit for every blocking wait
+ * @param settings      jcoll settings (environment and builder options)
+ */
+public record TransportContext(int rank, int size, int localRank, int localSize, Store store,
+                               InetAddress advertiseAddress, byte[] token, Duration timeout,
+                               Settings settings) {
+}

@@ -1,0 +1,93 @@
+package io.jcoll.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
+
+/** Runs ranks as threads of this JVM and collects what each returns or throws. */
+public final class Ranks {
+
+    /** One rank's body. */
+    public interface Body<T> {
+        T run(int rank) throws Exception;
+    }
+
+    /** What one rank ended with. */
+    public record Outcome<T>(int rank, T value, Throwable error) {
+        public T get() {
+            if (error != null) {
+                throw new AssertionError("rank " + rank + " failed: " + error, error);
+            }
+            return value;
+        }
+    }
+
+    private Ranks() {
+    }
+
+    /** Runs {@code n} ranks and returns every outcome; fails if any is still running after {@code limit}. */
+    public static <T> List<Outcome<T>> outcomes(int n, Duration limit, Body<T> body) {
+        ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
+            Thread t = new Thread(r);
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<T>> futures = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                final int rank = r;
+                futures.add(pool.submit(() -> {
+                    Thread.currentThread().setName("rank-" + rank);
+                    return body.run(rank);
+                }));
+            }
+            long deadline = System.nanoTime() + limit.toNanos();
+            List<Outcome<T>> out = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                try {
+                    out.add(new Outcome<>(r, futures.get(r).get(Math.max(0, deadline - System.nanoTime()),
+                            TimeUnit.NANOSECONDS), null));
+                } catch (ExecutionException e) {
+                    out.add(new Outcome<>(r, null, e.getCause()));
+                } catch (TimeoutException e) {
+                    throw new AssertionError("rank " + r + " still running after " + limit + ": a hang");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
+                }
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Runs {@code n} ranks, all of which must succeed; returns their values in rank order. */
+    public static <T> List<T> all(int n, Duration limit, Body<T> body) {
+        List<T> values = new ArrayList<>();
+        for (Outcome<T> o : outcomes(n, limit, body)) {
+            values.add(o.get());
+        }
+        return values;
+    }
+
+    /** Deterministic per-rank seed for a test case. */
+    public static long seed(long testCase, int rank) {
+        return testCase * 1_000_003L + rank * 7919L + 17;
+    }
+
+    public static <T> List<T> each(int n, IntFunction<T> f) {
+        List<T> l = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            l.add(f.apply(i));
+        }
+        return l;
+    }
+}

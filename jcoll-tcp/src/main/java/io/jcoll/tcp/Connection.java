@@ -1,0 +1,129 @@
+package io.jcoll.tcp;
+
+import io.jcoll.tcp.p2p.Frame;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+
+/**
+ * One authenticated, non-blocking connection to a peer, with its queues of
+ * posted sends and receives. Frames go out in posting order; incoming frame
+ * headers are read as soon as they arrive (so that a peer's death or abort is
+ * seen even while nothing is expected from it), payloads only into a posted receive.
+ */
+final class Connection {
+
+    /** A posted send: header, then payload. */
+    static final class Send implements io.jcoll.tcp.p2p.PointToPoint.Transfer {
+        final int peer;
+        final ByteBuffer header;
+        final ByteBuffer payload;
+        final int bytes;
+        boolean done;
+
+        Send(int peer, ByteBuffer header, ByteBuffer payload) {
+            this.peer = peer;
+            this.bytes = payload.remaining();
+            this.header = header;
+            this.payload = payload;
+        }
+
+        @Override
+        public boolean isDone() {
+            return done;
+        }
+    }
+
+    /** A posted receive of exactly {@code dst.remaining()} bytes. */
+    static final class Recv implements io.jcoll.tcp.p2p.PointToPoint.Transfer {
+        final int peer;
+        final ByteBuffer dst;
+        final int expected;
+        boolean matched;
+        boolean done;
+
+        Recv(int peer, ByteBuffer dst) {
+            this.peer = peer;
+            this.dst = dst;
+            this.expected = dst.remaining();
+        }
+
+        @Override
+        public boolean isDone() {
+            return done;
+        }
+    }
+
+    final int peer;
+    final SocketChannel channel;
+    SelectionKey key;
+    final ArrayDeque<Send> sends = new ArrayDeque<>();
+    final ArrayDeque<Recv> recvs = new ArrayDeque<>();
+    /** The header of the next incoming frame, filled as bytes arrive. */
+    final ByteBuffer inHeader = ByteBuffer.allocateDirect(Frame.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer[] gather = new ByteBuffer[2];
+    /** The peer said it is leaving (CLOSE frame) or its stream ended after that. */
+    boolean peerClosed;
+    /** Nothing more can be read or written: the stream ended or failed. */
+    boolean broken;
+    /** The send at the head of the queue has started going out (no other frame may be interleaved). */
+    boolean sendInProgress;
+
+    Connection(int peer, SocketChannel channel) {
+        this.peer = peer;
+        this.channel = channel;
+    }
+
+    boolean headerComplete() {
+        return !inHeader.hasRemaining();
+    }
+
+    /** Writes as much of the queued sends as the socket takes. Returns whether any byte moved. */
+    boolean pumpSends() throws IOException {
+        boolean moved = false;
+        while (!sends.isEmpty()) {
+            Send s = sends.peek();
+            gather[0] = s.header;
+            gather[1] = s.payload;
+            long n = channel.write(gather);
+            if (n > 0) {
+                moved = true;
+                sendInProgress = true;
+            }
+            if (s.header.hasRemaining() || s.payload.hasRemaining()) {
+                return moved;
+            }
+            s.done = true;
+            sends.poll();
+            sendInProgress = false;
+        }
+        return moved;
+    }
+
+    /**
+     * Reads a header if one is coming; returns -1 at end of stream, else the
+     * bytes read.
+     */
+    int readHeader() throws IOException {
+        return channel.read(inHeader);
+    }
+
+    void nextFrame() {
+        inHeader.clear();
+    }
+
+    int interest() {
+        int ops = 0;
+        if (!sends.isEmpty()) {
+            ops |= SelectionKey.OP_WRITE;
+        }
+        if (!peerClosed && (!headerComplete() || !recvs.isEmpty())) {
+            ops |= SelectionKey.OP_READ;
+        }
+        return ops;
+    }
+}

@@ -1,0 +1,432 @@
+package io.jcoll.tcp;
+
+import io.jcoll.exceptions.CollectiveTimeoutException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.PeerFailureException;
+import io.jcoll.exceptions.ProtocolException;
+import io.jcoll.tcp.p2p.Frame;
+import io.jcoll.tcp.p2p.MatchCheck;
+import io.jcoll.tcp.p2p.PointToPoint;
+import io.jcoll.tcp.p2p.Signature;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+
+/**
+ * {@link PointToPoint} over one non-blocking socket per peer, progressed by
+ * the calling thread: posting a transfer tries the socket at once, and
+ * waiting spins briefly, then sleeps in a selector that also watches every
+ * other peer, so that a peer's death, abort or departure is noticed at once
+ * whichever peer the algorithm is waiting for. Every wait ends by the call's
+ * deadline with an exception naming the peer that did not answer.
+ */
+final class TcpLink implements PointToPoint {
+
+    private static final System.Logger LOG = System.getLogger(TcpLink.class.getName());
+
+    private final int rank;
+    private final int size;
+    private final Connection[] connections;
+    private final Selector selector;
+    private final long spinNanos;
+
+    private String operation = "bootstrap";
+    private Signature signature = new Signature(0, 0, -1, -1, 0, -2);
+    private long deadline = Long.MAX_VALUE;
+
+    TcpLink(int rank, int size, Connection[] connections, long spinNanos) throws IOException {
+        this.rank = rank;
+        this.size = size;
+        this.connections = connections;
+        this.spinNanos = spinNanos;
+        this.selector = Selector.open();
+        for (Connection c : connections) {
+            if (c != null) {
+                c.channel.configureBlocking(false);
+                c.key = c.channel.register(selector, SelectionKey.OP_READ, c);
+            }
+        }
+    }
+
+    /** Sets what the next transfers belong to: their signature, and the deadline of every wait. */
+    void begin(String operation, Signature signature, long deadlineNanos) {
+        this.operation = operation;
+        this.signature = signature;
+        this.deadline = deadlineNanos;
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public Transfer send(int peer, ByteBuffer src) {
+        Connection c = connection(peer);
+        ByteBuffer header = ByteBuffer.allocate(Frame.HEADER_BYTES);
+        Frame.encode(header, Frame.DATA, src.remaining(), signature);
+        Connection.Send s = new Connection.Send(peer, header, src);
+        c.sends.add(s);
+        try {
+            c.pumpSends();
+        } catch (IOException e) {
+            throw failed(c, e);
+        }
+        return s;
+    }
+
+    @Override
+    public Transfer recv(int peer, ByteBuffer dst) {
+        Connection c = connection(peer);
+        Connection.Recv r = new Connection.Recv(peer, dst);
+        c.recvs.add(r);
+        pumpRecvs(c);
+        return r;
+    }
+
+    @Override
+    public void await(Transfer... transfers) {
+        if (allDone(transfers)) {
+            return;
+        }
+        long spinUntil = System.nanoTime() + spinNanos;
+        while (true) {
+            boolean progressed = progressPending();
+            if (allDone(transfers)) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (progressed) {
+                continue;
+            }
+            if (now < spinUntil) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if (now - deadline >= 0) {
+                throw timedOut(transfers);
+            }
+            block(deadline - now);
+        }
+    }
+
+    private static boolean allDone(Transfer[] transfers) {
+        for (Transfer t : transfers) {
+            if (t != null && !t.isDone()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Connection connection(int peer) {
+        if (peer < 0 || peer >= size || peer == rank) {
+            throw new IllegalArgumentException("no connection to rank " + peer);
+        }
+        Connection c = connections[peer];
+        if (c.broken) {
+            throw new PeerFailureException(operation, rank, peer, "the connection to rank " + peer
+                    + " is already " + (c.peerClosed ? "closed: that rank closed its communicator" : "broken"));
+        }
+        return c;
+    }
+
+    /** One pass over the connections that have work queued. */
+    private boolean progressPending() {
+        boolean progressed = false;
+        for (Connection c : connections) {
+            if (c == null || c.broken || (c.sends.isEmpty() && c.recvs.isEmpty())) {
+                continue;
+            }
+            try {
+                progressed |= c.pumpSends();
+            } catch (IOException e) {
+                throw failed(c, e);
+            }
+            progressed |= pumpRecvs(c);
+        }
+        return progressed;
+    }
+
+    /** Sleeps until a watched socket is ready or the time is up, then services the ready ones. */
+    private void block(long nanos) {
+        for (Connection c : connections) {
+            if (c != null && !c.broken) {
+                int ops = c.interest();
+                if (c.key.interestOps() != ops) {
+                    c.key.interestOps(ops);
+                }
+            }
+        }
+        try {
+            selector.select(Math.max(1, Math.min(nanos / 1_000_000, 1_000)));
+        } catch (IOException e) {
+            throw new JcollException(operation, rank, JcollException.NONE, "selector failed: " + e.getMessage(), e);
+        }
+        Set<SelectionKey> ready = selector.selectedKeys();
+        for (SelectionKey k : ready) {
+            Connection c = (Connection) k.attachment();
+            if (c.broken) {
+                continue;
+            }
+            try {
+                c.pumpSends();
+            } catch (IOException e) {
+                throw failed(c, e);
+            }
+            pumpRecvs(c);
+        }
+        ready.clear();
+    }
+
+    /**
+     * Reads what has arrived from one peer: a header whenever one is coming,
+     * and payload only into a posted receive, after checking the header
+     * against it. Handles the peer's ABORT and CLOSE frames and end of stream.
+     */
+    private boolean pumpRecvs(Connection c) {
+        boolean progressed = false;
+        try {
+            while (true) {
+                if (c.peerClosed) {
+                    if (!c.recvs.isEmpty()) {
+                        throw new PeerFailureException(operation, rank, c.peer, "rank " + c.peer
+                                + " closed its communicator while this rank still expects data from it");
+                    }
+                    return progressed;
+                }
+                if (!c.headerComplete()) {
+                    int n = c.readHeader();
+                    if (n < 0) {
+                        throw endOfStream(c);
+                    }
+                    progressed |= n > 0;
+                    if (!c.headerComplete()) {
+                        return progressed;
+                    }
+                }
+                byte kind = Frame.kind(c.inHeader);
+                if (kind == Frame.CLOSE) {
+                    c.peerClosed = true;
+                    c.nextFrame();
+                    continue;
+                }
+                if (kind == Frame.ABORT) {
+                    throw abortedBy(c);
+                }
+                if (kind != Frame.DATA) {
+                    throw garbage(c, "a frame of unknown kind " + kind);
+                }
+                Connection.Recv r = c.recvs.peek();
+                if (r == null) {
+                    return progressed; // the payload waits in the socket until its receive is posted
+                }
+                if (!r.matched) {
+                    MatchCheck.check(operation, rank, c.peer, signature, r.expected,
+                            Frame.signature(c.inHeader), Frame.payloadLength(c.inHeader));
+                    r.matched = true;
+                }
+                if (r.dst.hasRemaining()) {
+                    int n = c.channel.read(r.dst);
+                    if (n < 0) {
+                        throw endOfStream(c);
+                    }
+                    progressed |= n > 0;
+                    if (r.dst.hasRemaining()) {
+                        return progressed;
+                    }
+                }
+                r.done = true;
+                c.recvs.poll();
+                c.nextFrame();
+                progressed = true;
+            }
+        } catch (IOException e) {
+            throw failed(c, e);
+        } catch (JcollException e) {
+            c.broken = true;
+            throw e;
+        }
+    }
+
+    private PeerFailureException endOfStream(Connection c) {
+        c.broken = true;
+        return new PeerFailureException(operation, rank, c.peer, "rank " + c.peer + " closed its connection "
+                + "without saying goodbye: its process exited, crashed or was killed");
+    }
+
+    private PeerFailureException failed(Connection c, IOException e) {
+        c.broken = true;
+        return new PeerFailureException(operation, rank, c.peer, "the connection to rank " + c.peer + " failed ("
+                + e.getMessage() + "): its process probably died", e);
+    }
+
+    private ProtocolException garbage(Connection c, String what) {
+        c.broken = true;
+        return new ProtocolException(operation, rank, c.peer, "rank " + c.peer + " sent " + what
+                + "; the stream cannot be trusted any more");
+    }
+
+    /** Reads an ABORT frame's reason (bounded) and turns it into the failure it reports. */
+    private JcollException abortedBy(Connection c) throws IOException {
+        int length = Frame.payloadLength(c.inHeader);
+        int failedRank = Frame.failedRank(c.inHeader);
+        if (length < 0 || length > Frame.MAX_REASON_BYTES || failedRank < 0 || failedRank >= size) {
+            return garbage(c, "an ABORT frame with reason length " + length + " and failed rank " + failedRank);
+        }
+        ByteBuffer reason = ByteBuffer.allocate(length);
+        long until = System.nanoTime() + 2_000_000_000L;
+        while (reason.hasRemaining() && System.nanoTime() < until) {
+            if (c.channel.read(reason) < 0) {
+                break;
+            }
+            if (reason.hasRemaining()) {
+                Thread.onSpinWait();
+            }
+        }
+        c.broken = true;
+        String text = new String(reason.array(), 0, reason.position(), StandardCharsets.UTF_8);
+        String via = failedRank == c.peer ? "" : " (reported by rank " + c.peer + ")";
+        return new PeerFailureException(operation, rank, failedRank, "rank " + failedRank + " failed" + via + ": " + text);
+    }
+
+    private CollectiveTimeoutException timedOut(Transfer[] transfers) {
+        for (Transfer t : transfers) {
+            if (t instanceof Connection.Recv r && !r.done) {
+                return timeout(r.peer, "receiving " + r.expected + " bytes from rank " + r.peer + " ("
+                        + (r.expected - r.dst.remaining()) + " arrived)");
+            }
+            if (t instanceof Connection.Send s && !s.done) {
+                return timeout(s.peer, "sending " + s.bytes + " bytes to rank " + s.peer + " ("
+                        + (s.bytes - s.payload.remaining()) + " sent)");
+            }
+        }
+        return timeout(JcollException.NONE, "waiting");
+    }
+
+    private CollectiveTimeoutException timeout(int peer, String what) {
+        return new CollectiveTimeoutException(operation, rank, peer, "timed out " + what
+                + (peer >= 0 ? ": rank " + peer + " stopped answering (stopped, hung, overloaded, or in another operation)" : "")
+                + "; the limit is JCOLL_TIMEOUT");
+    }
+
+    /**
+     * Tells every reachable peer which rank failed and why, then drops all
+     * connections. A peer whose connection has a frame half-written gets only
+     * the end of the stream.
+     */
+    void abort(Throwable cause) {
+        int failedRank = cause instanceof JcollException j && j.peer() >= 0 ? j.peer() : rank;
+        String text = cause instanceof JcollException j && j.peer() >= 0 ? "seen by rank " + rank + ": " + cause.getMessage()
+                : String.valueOf(cause.getMessage());
+        byte[] reason = truncate(text.getBytes(StandardCharsets.UTF_8));
+        for (Connection c : connections) {
+            if (c == null) {
+                continue;
+            }
+            if (!c.broken && !c.sendInProgress) {
+                ByteBuffer frame = ByteBuffer.allocate(Frame.HEADER_BYTES + reason.length).order(ByteOrder.LITTLE_ENDIAN);
+                Frame.encode(frame, Frame.ABORT, reason.length, new Signature(0, 0, -1, failedRank, 0, -1));
+                frame.limit(frame.capacity()).position(Frame.HEADER_BYTES);
+                frame.put(reason).flip();
+                try {
+                    c.channel.write(frame); // one try: a few hundred bytes fit in any socket buffer
+                } catch (IOException ignored) {
+                    // the peer is gone already
+                }
+            }
+            closeQuietly(c);
+        }
+        closeQuietly(selector);
+    }
+
+    /** Says goodbye to every peer, lets each do the same, and closes. */
+    void close() {
+        ByteBuffer frame = ByteBuffer.allocate(Frame.HEADER_BYTES);
+        long until = System.nanoTime() + 1_000_000_000L;
+        for (Connection c : connections) {
+            if (c == null || c.broken) {
+                continue;
+            }
+            Frame.encode(frame, Frame.CLOSE, 0, signature);
+            try {
+                while (frame.hasRemaining() && System.nanoTime() < until) {
+                    if (c.channel.write(frame) == 0) {
+                        Thread.onSpinWait();
+                    }
+                }
+                c.channel.shutdownOutput();
+            } catch (IOException e) {
+                c.broken = true;
+            }
+        }
+        // drain until each peer's end of stream, so no unread byte turns our close into a reset
+        for (Connection c : connections) {
+            if (c != null && !c.broken && c.key.isValid()) {
+                c.key.interestOps(SelectionKey.OP_READ);
+            }
+        }
+        ByteBuffer sink = ByteBuffer.allocate(64 << 10);
+        boolean open = true;
+        while (open && System.nanoTime() < until) {
+            open = false;
+            for (Connection c : connections) {
+                if (c == null || c.broken) {
+                    continue;
+                }
+                try {
+                    int n = c.channel.read(sink.clear());
+                    if (n < 0) {
+                        c.broken = true;
+                    } else {
+                        open = true;
+                    }
+                } catch (IOException e) {
+                    c.broken = true;
+                }
+            }
+            if (open) {
+                try {
+                    selector.select(10);
+                    selector.selectedKeys().clear();
+                } catch (IOException e) {
+                    break;
+                }
+            }
+        }
+        for (Connection c : connections) {
+            if (c != null) {
+                closeQuietly(c);
+            }
+        }
+        closeQuietly(selector);
+        LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " closed its connections");
+    }
+
+    private static byte[] truncate(byte[] b) {
+        return b.length <= Frame.MAX_REASON_BYTES ? b : java.util.Arrays.copyOf(b, Frame.MAX_REASON_BYTES);
+    }
+
+    private static void closeQuietly(Connection c) {
+        c.broken = true;
+        closeQuietly(c.channel);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // best effort
+        }
+    }
+}

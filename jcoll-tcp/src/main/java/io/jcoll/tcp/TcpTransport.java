@@ -1,0 +1,103 @@
+package io.jcoll.tcp;
+
+import io.jcoll.Buffer;
+import io.jcoll.HostBuffer;
+import io.jcoll.exceptions.BootstrapException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Transport;
+import io.jcoll.spi.TransportContext;
+import io.jcoll.tcp.algorithm.AlgorithmContext;
+import io.jcoll.tcp.algorithm.Collectives;
+import io.jcoll.tcp.algorithm.DisseminationBarrier;
+import io.jcoll.tcp.algorithm.Scratch;
+import io.jcoll.tcp.algorithm.Tuning;
+import io.jcoll.tcp.p2p.Signature;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * The pure-Java transport: the collective algorithms over a full mesh of
+ * authenticated TCP connections, progressed by the calling thread.
+ */
+final class TcpTransport implements Transport {
+
+    /** The barrier that ends setup: not a user collective, so its sequence number is one no call has. */
+    private static final Signature BOOTSTRAP_BARRIER = new Signature(io.jcoll.spi.Operation.BARRIER.ordinal(), 0, -1, -1, 0, -2);
+
+    private final TcpLink link;
+    private final AlgorithmContext context;
+
+    private TcpTransport(TcpLink link, AlgorithmContext context) {
+        this.link = link;
+        this.context = context;
+    }
+
+    static TcpTransport open(TransportContext ctx) {
+        long deadline = System.nanoTime() + ctx.timeout().toNanos();
+        Tuning tuning = agreeOnTuning(ctx);
+        Duration spin = ctx.settings().getDuration("JCOLL_TCP_SPIN", Duration.ofNanos(20_000));
+        int socketBuffer = (int) ctx.settings().getBytes("JCOLL_TCP_SOCKET_BUFFER", 0);
+        TcpLink link;
+        try {
+            Connection[] connections = ctx.size() == 1 ? new Connection[1]
+                    : Mesh.connect(ctx.rank(), ctx.size(), ctx.store(), ctx.advertiseAddress(), ctx.token(),
+                    ctx.timeout(), socketBuffer);
+            link = new TcpLink(ctx.rank(), ctx.size(), connections, spin.toNanos());
+        } catch (IOException e) {
+            throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE,
+                    "could not set up TCP connections: " + e.getMessage(), e);
+        }
+        TcpTransport transport = new TcpTransport(link, new AlgorithmContext(link, new Scratch(tuning.segmentBytes()), tuning));
+        try {
+            // every rank is connected to every other before the communicator is handed out
+            link.begin("bootstrap", BOOTSTRAP_BARRIER, deadline);
+            DisseminationBarrier.run(transport.context);
+        } catch (JcollException e) {
+            link.abort(e);
+            throw e;
+        }
+        return transport;
+    }
+
+    /** Rank 0's tuning wins, because segment boundaries decide message lengths on both ends. */
+    private static Tuning agreeOnTuning(TransportContext ctx) {
+        if (ctx.rank() == 0) {
+            Tuning mine = Tuning.from(ctx.settings());
+            ctx.store().set("tcp/tuning", mine.encode().getBytes(StandardCharsets.UTF_8));
+            return mine;
+        }
+        byte[] agreed = ctx.store().get("tcp/tuning", ctx.timeout()).orElseThrow(() -> new BootstrapException(
+                "bootstrap", ctx.rank(), 0, "rank 0 never published its TCP tuning"));
+        return Tuning.decode(new String(agreed, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String name() {
+        return "tcp";
+    }
+
+    @Override
+    public String unsupportedReason(Buffer buffer) {
+        return buffer instanceof HostBuffer ? null
+                : "it moves host memory (HostBuffer) only; stage device memory through a host buffer";
+    }
+
+    @Override
+    public void execute(Call call, long deadlineNanos) {
+        link.begin(call.operation().label(), Signature.of(call), deadlineNanos);
+        Collectives.run(context, call);
+    }
+
+    @Override
+    public void abort(Throwable cause) {
+        link.abort(cause);
+    }
+
+    @Override
+    public void close() {
+        link.close();
+    }
+}

@@ -1,0 +1,83 @@
+package io.jcoll.tcp.algorithm;
+
+import io.jcoll.tcp.p2p.PointToPoint;
+import io.jcoll.tcp.p2p.PointToPoint.Transfer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The one data-moving loop under the ring, pairwise and point-to-point
+ * algorithms: send a run of elements to one peer while receiving a run from
+ * another, segment by segment, with two segments in flight each way, so that
+ * the network moves segment k+1 while segment k is reduced or copied.
+ */
+public final class Pipeline {
+
+    private Pipeline() {
+    }
+
+    /**
+     * @param source    where the outgoing elements start (ignored when {@code sendCount} is 0)
+     * @param sendCount elements to send to {@code to}
+     * @param to        destination rank (ignored when nothing is sent)
+     * @param from      source rank (ignored when nothing is received)
+     * @param recvCount elements to receive from {@code from}
+     * @param sink      what becomes of received elements
+     */
+    public static void exchange(AlgorithmContext ctx, Region source, long sendCount, int to,
+                                int from, long recvCount, Sink sink, int typeSize) {
+        PointToPoint p2p = ctx.p2p();
+        Scratch scratch = ctx.scratch();
+        int seg = ctx.tuning().segmentElements(typeSize);
+        long sendSegs = segments(sendCount, seg);
+        long recvSegs = segments(recvCount, seg);
+        long segs = Math.max(sendSegs, recvSegs);
+        Transfer[] sends = new Transfer[2];
+        Transfer[] recvs = new Transfer[2];
+        ByteBuffer[] landed = new ByteBuffer[2];
+
+        for (long k = 0; k < Math.min(2, segs); k++) {
+            post(p2p, scratch, k, seg, source, sendCount, sendSegs, to, from, recvCount, recvSegs, sink, typeSize,
+                    sends, recvs, landed);
+        }
+        for (long k = 0; k < segs; k++) {
+            int slot = (int) (k & 1);
+            p2p.await(sends[slot], recvs[slot]);
+            if (k < recvSegs) {
+                sink.arrived(k * seg, length(k, seg, recvCount), landed[slot]);
+            }
+            if (k + 2 < segs) {
+                post(p2p, scratch, k + 2, seg, source, sendCount, sendSegs, to, from, recvCount, recvSegs, sink,
+                        typeSize, sends, recvs, landed);
+            }
+        }
+    }
+
+    private static void post(PointToPoint p2p, Scratch scratch, long k, int seg, Region source, long sendCount,
+                             long sendSegs, int to, int from, long recvCount, long recvSegs, Sink sink, int typeSize,
+                             Transfer[] sends, Transfer[] recvs, ByteBuffer[] landed) {
+        int slot = (int) (k & 1);
+        if (k < recvSegs) {
+            int n = length(k, seg, recvCount);
+            landed[slot] = sink.target(k * seg, n, scratch.recvStage(slot));
+            recvs[slot] = p2p.recv(from, landed[slot]);
+        } else {
+            recvs[slot] = null;
+        }
+        if (k < sendSegs) {
+            int n = length(k, seg, sendCount);
+            ByteBuffer view = source.buffer().readable(source.byteOffset(k * seg), n * typeSize, scratch.sendStage(slot));
+            sends[slot] = p2p.send(to, view);
+        } else {
+            sends[slot] = null;
+        }
+    }
+
+    static long segments(long count, int seg) {
+        return (count + seg - 1) / seg;
+    }
+
+    static int length(long k, int seg, long count) {
+        return (int) Math.min(seg, count - k * seg);
+    }
+}

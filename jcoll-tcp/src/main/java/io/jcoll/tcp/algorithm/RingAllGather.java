@@ -1,0 +1,24 @@
+package io.jcoll.tcp.algorithm;
+
+/**
+ * Ring all-gather, bandwidth-optimal: in n-1 steps each rank passes the block
+ * it received last to its right neighbour. At step s rank r sends block r-s
+ * and receives block r-s-1 (mod n), straight into place.
+ */
+public final class RingAllGather {
+
+    private RingAllGather() {
+    }
+
+    /** {@code data} holds every block at {@code blocks.start(i)}; block r is this rank's and is filled already. */
+    public static void run(AlgorithmContext ctx, Region data, Blocks blocks) {
+        int n = ctx.size();
+        int typeSize = data.buffer().type().size();
+        for (int s = 0; s < n - 1; s++) {
+            int sendBlock = ctx.peer(-s);
+            int recvBlock = ctx.peer(-s - 1);
+            Pipeline.exchange(ctx, data.plus(blocks.start(sendBlock)), blocks.length(sendBlock), ctx.peer(1),
+                    ctx.peer(-1), blocks.length(recvBlock), Sink.into(data.plus(blocks.start(recvBlock))), typeSize);
+        }
+    }
+}

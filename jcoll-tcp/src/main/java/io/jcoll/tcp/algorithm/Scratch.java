@@ -1,0 +1,76 @@
+package io.jcoll.tcp.algorithm;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * A communicator's working memory, bounded by a few segments whatever the
+ * message size: two send stages and two receive stages (two segments in
+ * flight each way), one stage each for a reduction's inputs and output, and
+ * two whole-message buffers for the small-message algorithms (at most the
+ * small-message threshold each). Allocated on first use, reused afterwards.
+ */
+public final class Scratch {
+
+    private final int segmentBytes;
+    private final ByteBuffer[] send = new ByteBuffer[2];
+    private final ByteBuffer[] recv = new ByteBuffer[2];
+    private final ByteBuffer[] whole = new ByteBuffer[2];
+    private ByteBuffer own;
+    private ByteBuffer dst;
+
+    public Scratch(int segmentBytes) {
+        this.segmentBytes = segmentBytes;
+    }
+
+    public ByteBuffer sendStage(int slot) {
+        if (send[slot] == null) {
+            send[slot] = allocate(segmentBytes);
+        }
+        return send[slot].clear();
+    }
+
+    public ByteBuffer recvStage(int slot) {
+        if (recv[slot] == null) {
+            recv[slot] = allocate(segmentBytes);
+        }
+        return recv[slot].clear();
+    }
+
+    public ByteBuffer ownStage() {
+        if (own == null) {
+            own = allocate(segmentBytes);
+        }
+        return own.clear();
+    }
+
+    public ByteBuffer dstStage() {
+        if (dst == null) {
+            dst = allocate(segmentBytes);
+        }
+        return dst.clear();
+    }
+
+    /** Whole-message buffer {@code which} (0 or 1), at least {@code bytes} long, limited to {@code bytes}. */
+    public ByteBuffer whole(int which, int bytes) {
+        if (whole[which] == null || whole[which].capacity() < bytes) {
+            whole[which] = allocate(Math.max(bytes, 64));
+        }
+        return whole[which].clear().limit(bytes);
+    }
+
+    /** Bytes currently held. */
+    public long footprint() {
+        long n = 0;
+        for (ByteBuffer[] group : new ByteBuffer[][] {send, recv, whole, {own, dst}}) {
+            for (ByteBuffer b : group) {
+                n += b == null ? 0 : b.capacity();
+            }
+        }
+        return n;
+    }
+
+    private static ByteBuffer allocate(int bytes) {
+        return ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
+    }
+}

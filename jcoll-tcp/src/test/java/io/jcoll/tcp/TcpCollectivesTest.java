@@ -1,0 +1,157 @@
+package io.jcoll.tcp;
+
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
+import io.jcoll.spi.Operation;
+import io.jcoll.tcp.cases.Case;
+import io.jcoll.tcp.cases.Ops;
+import io.jcoll.testing.Ranks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The whole matrix of operations, types and reduce ops through the public API
+ * and real TCP connections, ranks as threads; blocking and asynchronous forms
+ * alternate. Small segments and thresholds make every algorithm run.
+ */
+class TcpCollectivesTest {
+
+    private static final int[] COUNTS = {0, 1, 2, 13, 97, 1000};
+    private static final Map<String, String> SMALL_SEGMENTS = Map.of(
+            "JCOLL_TCP_SEGMENT", "1K", "JCOLL_TCP_SMALL_ALLREDUCE", "256", "JCOLL_TCP_SMALL_BROADCAST", "256");
+
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {1, 2, 3, 4, 7})
+    void everyCollectiveMatchesTheReference(int n) {
+        List<Case> cases = Case.matrix(COUNTS, true, n);
+        int port = TcpGroup.freePort();
+        List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
+            try (Communicator comm = TcpGroup.join(rank, n, port, SMALL_SEGMENTS)) {
+                assertEquals("tcp", comm.transport().name());
+                List<double[]> out = new ArrayList<>();
+                for (int i = 0; i < cases.size(); i++) {
+                    out.add(cases.get(i).run(Ops.of(comm, i % 2 == 1)));
+                }
+                return out;
+            }
+        });
+        for (int i = 0; i < cases.size(); i++) {
+            if (cases.get(i).operation() == Operation.ALL_REDUCE) {
+                for (int r = 1; r < n; r++) {
+                    assertArrayEquals(results.get(0).get(i), results.get(r).get(i),
+                            cases.get(i) + ": rank " + r + " differs from rank 0");
+                }
+            }
+        }
+    }
+
+    /** 64 MB of float32 per rank, default tuning: the ring with large segments. Values are exact sums. */
+    @Test
+    void largeFloatAllReduce() {
+        int n = 4;
+        int count = 16 << 20; // 64 MB of float32
+        SplittableRandom rnd = new SplittableRandom();
+        int a = rnd.nextInt(1, 1000);
+        int b = rnd.nextInt(1, 1000);
+        int port = TcpGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(5), rank -> {
+            try (Communicator comm = TcpGroup.join(rank, n, port, Map.of())) {
+                ByteBuffer data = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
+                for (int i = 0; i < count; i++) {
+                    data.putFloat(i * 4, value(i, rank, a, b));
+                }
+                comm.allReduce(HostBuffer.of(data, DataType.FLOAT32), ReduceOp.SUM);
+                for (int i = 0; i < count; i++) {
+                    double expected = 0;
+                    for (int r = 0; r < n; r++) {
+                        expected += value(i, r, a, b);
+                    }
+                    if (data.getFloat(i * 4) != expected) {
+                        throw new AssertionError("element " + i + " is " + data.getFloat(i * 4) + ", expected " + expected);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /** Multiples of 1/16 below 64: every sum of four is exact in float32, so any error shows. */
+    private static float value(int i, int rank, int a, int b) {
+        return ((i * (long) a + rank * (long) b) % 1024) / 16f;
+    }
+
+    @Test
+    void sendAndRecvAcrossEveryPair() {
+        int n = 3;
+        int port = TcpGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = TcpGroup.join(rank, n, port, SMALL_SEGMENTS)) {
+                for (int from = 0; from < n; from++) {
+                    for (int to = 0; to < n; to++) {
+                        if (from == to) {
+                            continue;
+                        }
+                        int count = 1000 + 7 * from + to; // several segments, a different length per pair
+                        if (rank == from) {
+                            double[] v = new double[count];
+                            for (int i = 0; i < count; i++) {
+                                v[i] = from * 1e6 + to * 1e3 + i;
+                            }
+                            comm.send(HostBuffer.of(v), count, to);
+                        } else if (rank == to) {
+                            double[] v = new double[count];
+                            comm.recvAsync(HostBuffer.of(v), count, from).await();
+                            for (int i = 0; i < count; i++) {
+                                assertEquals(from * 1e6 + to * 1e3 + i, v[i]);
+                            }
+                        }
+                    }
+                }
+                comm.barrier();
+                return null;
+            }
+        });
+    }
+
+    @Test
+    void asynchronousCallsCompleteInIssueOrder() {
+        int n = 4;
+        int port = TcpGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = TcpGroup.join(rank, n, port, Map.of())) {
+                List<float[]> buffers = new ArrayList<>();
+                List<io.jcoll.Request> requests = new ArrayList<>();
+                for (int k = 0; k < 20; k++) {
+                    float[] v = new float[1 + k * 1000];
+                    java.util.Arrays.fill(v, rank + k);
+                    buffers.add(v);
+                    requests.add(comm.allReduceAsync(HostBuffer.of(v), HostBuffer.of(v), v.length, ReduceOp.SUM));
+                }
+                comm.barrier(); // a blocking call queues behind the asynchronous ones
+                for (int k = 0; k < 20; k++) {
+                    assertTrue(requests.get(k).isDone(), "request " + k + " finished before a later barrier");
+                    float expected = n * k + n * (n - 1) / 2f;
+                    for (float x : buffers.get(k)) {
+                        assertEquals(expected, x);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+}

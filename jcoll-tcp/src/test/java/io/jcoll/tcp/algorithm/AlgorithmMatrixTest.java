@@ -1,0 +1,95 @@
+package io.jcoll.tcp.algorithm;
+
+import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Operation;
+import io.jcoll.tcp.cases.Case;
+import io.jcoll.tcp.cases.Ops;
+import io.jcoll.tcp.p2p.LocalFabric;
+import io.jcoll.tcp.p2p.Signature;
+import io.jcoll.testing.Ranks;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+/**
+ * Every operation, type and reduce op, in and out of place, over every kind of
+ * host memory, on 1, 2, 3, 4 and 7 ranks, straight over the algorithms and an
+ * in-memory fabric. Tiny segments force every pipeline through many segments
+ * and every small-message threshold both ways.
+ */
+class AlgorithmMatrixTest {
+
+    private static final int[] COUNTS = {0, 1, 2, 7, 13, 31, 100};
+
+    static Stream<Arguments> setups() {
+        Tuning tiny = new Tuning(64, 0, 0);            // ring and chain everywhere, 8-element segments
+        Tuning smallFirst = new Tuning(256, 256, 256); // tree and recursive doubling below 256 bytes
+        return Stream.of(1, 2, 3, 4, 7).flatMap(n -> Stream.of(Arguments.of(n, tiny), Arguments.of(n, smallFirst)));
+    }
+
+    @ParameterizedTest(name = "{0} ranks, {1}")
+    @MethodSource("setups")
+    void everyCollectiveMatchesTheReference(int n, Tuning tuning) {
+        List<Case> cases = Case.matrix(COUNTS, true, n);
+        LocalFabric fabric = new LocalFabric(n);
+        List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            Ops ops = direct(fabric.endpoint(rank), tuning);
+            return cases.stream().map(c -> c.run(ops)).toList();
+        });
+        for (int i = 0; i < cases.size(); i++) {
+            Case c = cases.get(i);
+            if (c.operation() == Operation.ALL_REDUCE) {
+                for (int r = 1; r < n; r++) {
+                    assertArrayEquals(results.get(0).get(i), results.get(r).get(i), c + ": rank " + r
+                            + " differs from rank 0; every rank must get the same bits");
+                }
+            }
+        }
+    }
+
+    /** The algorithms without a communicator: builds calls the way the validator does. */
+    static Ops direct(LocalFabric.Endpoint endpoint, Tuning tuning) {
+        AlgorithmContext ctx = new AlgorithmContext(endpoint, new Scratch(tuning.segmentBytes()), tuning);
+        return new Ops() {
+            long sequence;
+
+            @Override public int rank() { return endpoint.rank(); }
+            @Override public int size() { return endpoint.size(); }
+
+            private void run(Operation o, HostBuffer s, HostBuffer r, long count, ReduceOp op, int root, boolean inPlace) {
+                Call call = new Call(o, s, r, count, (s != null ? s : r).type(), op, root, sequence++, inPlace);
+                endpoint.begin(Signature.of(call), TimeUnit.SECONDS.toNanos(20));
+                Collectives.run(ctx, call);
+            }
+
+            @Override public void allReduce(HostBuffer s, HostBuffer r, long n, ReduceOp op) {
+                run(Operation.ALL_REDUCE, s, r, n, op, -1, s.sameMemoryAs(r));
+            }
+
+            @Override public void allGather(HostBuffer s, HostBuffer r, long n) {
+                run(Operation.ALL_GATHER, s, r, n, null, -1, s.sameMemoryAs(r.slice(rank() * n, n)));
+            }
+
+            @Override public void reduceScatter(HostBuffer s, HostBuffer r, long n, ReduceOp op) {
+                run(Operation.REDUCE_SCATTER, s, r, n, op, -1, r.sameMemoryAs(s.slice(rank() * n, n)));
+            }
+
+            @Override public void allToAll(HostBuffer s, HostBuffer r, long n) {
+                run(Operation.ALL_TO_ALL, s, r, n, null, -1, s.sameMemoryAs(r));
+            }
+
+            @Override public void broadcast(HostBuffer s, HostBuffer r, long n, int root) {
+                run(Operation.BROADCAST, s, r, n, null, root, s != null && s.sameMemoryAs(r));
+            }
+        };
+    }
+}
