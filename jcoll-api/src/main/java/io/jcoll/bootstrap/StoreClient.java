@@ -121,6 +121,9 @@ public final class StoreClient implements Store {
                 throw new IOException(new String(payload, StandardCharsets.UTF_8));
             }
             return new Reply(status, payload);
+        } catch (java.io.EOFException e) {
+            throw new StoreUnreachableException("rendezvous store at " + server + " closed the connection during key '"
+                    + key + "': rank 0 left the job or died", e);
         } catch (IOException e) {
             throw new StoreUnreachableException("rendezvous store at " + server + " failed on key '" + key + "': "
                     + e.getMessage(), e);

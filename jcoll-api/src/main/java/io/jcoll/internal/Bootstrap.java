@@ -31,6 +31,7 @@ public final class Bootstrap {
 
     private static final System.Logger LOG = System.getLogger(Bootstrap.class.getName());
     private static volatile boolean warnedNoToken;
+    private static final long STORE_LINGER_MILLIS = 3_000;
 
     /** Stores this process hosts, by port, shared by the communicators created against them. */
     private static final Map<Integer, HostedStore> HOSTED = new HashMap<>();
@@ -98,6 +99,8 @@ public final class Bootstrap {
         }
     }
 
+
+
     private static HostedStore host(JobConfig cfg) throws IOException {
         synchronized (HOSTED) {
             HostedStore h = HOSTED.get(cfg.masterPort());
@@ -117,7 +120,12 @@ public final class Bootstrap {
         }
     }
 
-    /** A store server shared by this process's communicators; stops with the last of them. */
+    /**
+     * A store server shared by this process's communicators. When the last of
+     * them closes it lingers a few seconds before stopping: other ranks may
+     * still be reading it (a failed bootstrap's missing-rank report, a stall
+     * diagnosis), and a communicator created meanwhile on the same port reuses it.
+     */
     private static final class HostedStore implements AutoCloseable {
         final int port;
         final StoreServer server;
@@ -131,11 +139,25 @@ public final class Bootstrap {
         @Override
         public void close() {
             synchronized (HOSTED) {
-                if (--users == 0) {
-                    HOSTED.remove(port);
-                    server.close();
+                if (--users > 0) {
+                    return;
                 }
             }
+            Thread linger = new Thread(() -> {
+                try {
+                    Thread.sleep(STORE_LINGER_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                synchronized (HOSTED) {
+                    if (users == 0 && HOSTED.get(port) == this) {
+                        HOSTED.remove(port);
+                        server.close();
+                    }
+                }
+            }, "jcoll-store-linger-" + port);
+            linger.setDaemon(true);
+            linger.start();
         }
     }
 

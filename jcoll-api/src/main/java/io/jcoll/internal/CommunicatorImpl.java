@@ -87,6 +87,29 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     @Override
+    public void allGather(Buffer data, long count) {
+        allGather(ownBlock("allGather", data, count), data, count);
+    }
+
+    @Override
+    public void reduceScatter(Buffer data, long count, ReduceOp op) {
+        reduceScatter(data, ownBlock("reduceScatter", data, count), count, op);
+    }
+
+    /** This rank's block of an in-place buffer, once the buffer is known to hold size * count. */
+    private Buffer ownBlock(String operation, Buffer data, long count) {
+        if (data == null) {
+            throw new InvalidArgumentException(operation, rank, JcollException.NONE, "data buffer is null");
+        }
+        if (count < 0 || count > data.count() / size) {
+            throw new InvalidArgumentException(operation, rank, JcollException.NONE, "in place, the buffer holds "
+                    + data.count() + " " + data.type() + " elements but size * count = " + size + " * " + count
+                    + " are needed");
+        }
+        return data.slice(rank * count, count);
+    }
+
+    @Override
     public Request allGatherAsync(Buffer send, Buffer recv, long count) {
         return submit(issue("allGather", () -> validator.allGather(send, recv, count, nextSequence)));
     }

@@ -3,6 +3,7 @@ package io.jcoll.tcp;
 import io.jcoll.Buffer;
 import io.jcoll.HostBuffer;
 import io.jcoll.exceptions.BootstrapException;
+import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Transport;
@@ -29,10 +30,12 @@ final class TcpTransport implements Transport {
 
     private final TcpLink link;
     private final AlgorithmContext context;
+    private final StallDiagnosis diagnosis;
 
-    private TcpTransport(TcpLink link, AlgorithmContext context) {
+    private TcpTransport(TcpLink link, AlgorithmContext context, StallDiagnosis diagnosis) {
         this.link = link;
         this.context = context;
+        this.diagnosis = diagnosis;
     }
 
     static TcpTransport open(TransportContext ctx) {
@@ -50,7 +53,8 @@ final class TcpTransport implements Transport {
             throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE,
                     "could not set up TCP connections: " + e.getMessage(), e);
         }
-        TcpTransport transport = new TcpTransport(link, new AlgorithmContext(link, new Scratch(tuning.segmentBytes()), tuning));
+        TcpTransport transport = new TcpTransport(link, new AlgorithmContext(link, new Scratch(tuning.segmentBytes()), tuning),
+                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()));
         try {
             // every rank is connected to every other before the communicator is handed out
             link.begin("bootstrap", BOOTSTRAP_BARRIER, deadline);
@@ -88,7 +92,16 @@ final class TcpTransport implements Transport {
     @Override
     public void execute(Call call, long deadlineNanos) {
         link.begin(call.operation().label(), Signature.of(call), deadlineNanos);
-        Collectives.run(context, call);
+        try {
+            Collectives.run(context, call);
+        } catch (CollectiveTimeoutException e) {
+            throw call.operation().isCollective() ? diagnosis.explain(call, e) : e;
+        } catch (JcollException e) {
+            if (call.operation().isCollective()) {
+                diagnosis.reached(call);
+            }
+            throw e;
+        }
     }
 
     @Override

@@ -1,0 +1,57 @@
+package io.jcoll.launch;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LauncherTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int launch(int ranks, Duration grace, String... args) {
+        return Launcher.launch(new Launcher.Plan(ranks, System.getProperty("java.class.path"), ExitWith.class.getName(),
+                List.of(args), List.of("-Xmx64m"), grace), new PrintStream(out, true), new PrintStream(err, true));
+    }
+
+    @Test
+    void everyRankRunsWithItsVariablesAndPrefixedOutput() {
+        assertEquals(0, launch(3, Duration.ofSeconds(5), "-1", "0"));
+        String text = out.toString(StandardCharsets.UTF_8);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(text.contains("[" + r + "] hello from rank " + r + " of 3, token set"), text);
+        }
+    }
+
+    @Test
+    void aFailingRankIsNamedAndItsCodeReturned() {
+        assertEquals(3, launch(3, Duration.ofSeconds(5), "1", "3"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("rank 1 failed first (exit code 3)"), err.toString());
+    }
+
+    @Test
+    void theOthersAreStoppedAfterTheGracePeriod() {
+        long start = System.nanoTime();
+        assertEquals(5, launch(3, Duration.ofMillis(500), "2", "5", "sleep"));
+        long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+        assertTrue(seconds < 20, "stopped the sleeping ranks promptly, took " + seconds + " s");
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.contains("stopping rank(s) [0, 1]"), e);
+        assertTrue(e.contains("rank 2 failed first"), e);
+    }
+
+    @Test
+    void badCommandLinesAreExplained() {
+        assertEquals(2, Launcher.run(List.of("MainClass"), new PrintStream(out), new PrintStream(err)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("-n"), err.toString());
+        assertEquals(2, Launcher.run(List.of("-n", "zero", "X"), new PrintStream(out), new PrintStream(err)));
+        assertEquals(2, Launcher.run(List.of("-n", "2"), new PrintStream(out), new PrintStream(err)));
+    }
+}
