@@ -2,6 +2,7 @@ package io.jcoll.bench;
 
 import io.jcoll.Communicator;
 import io.jcoll.ReduceOp;
+import io.jcoll.Request;
 
 import java.util.Locale;
 
@@ -17,26 +18,31 @@ public enum Collective {
         @Override double busFactor(int n) { return 2.0 * (n - 1) / n; }
         @Override long perRankCount(long total, int n) { return total; }
         @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.allReduce(l.send(), l.recv(), l.count(), op); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.allReduceAsync(l.send(), l.recv(), l.count(), op); }
     },
     ALLGATHER("allgather", false) {
         @Override double busFactor(int n) { return (double) (n - 1) / n; }
         @Override long perRankCount(long total, int n) { return total / n; }
         @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.allGather(l.send(), l.recv(), l.count()); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.allGatherAsync(l.send(), l.recv(), l.count()); }
     },
     REDUCESCATTER("reducescatter", true) {
         @Override double busFactor(int n) { return (double) (n - 1) / n; }
         @Override long perRankCount(long total, int n) { return total / n; }
         @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.reduceScatter(l.send(), l.recv(), l.count(), op); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.reduceScatterAsync(l.send(), l.recv(), l.count(), op); }
     },
     ALLTOALL("alltoall", false) {
         @Override double busFactor(int n) { return (double) (n - 1) / n; }
         @Override long perRankCount(long total, int n) { return total / n; }
         @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.allToAll(l.send(), l.recv(), l.count()); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.allToAllAsync(l.send(), l.recv(), l.count()); }
     },
     BROADCAST("broadcast", false) {
         @Override double busFactor(int n) { return 1; }
         @Override long perRankCount(long total, int n) { return total; }
         @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.broadcast(l.send(), l.recv(), l.count(), root); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.broadcastAsync(l.send(), l.recv(), l.count(), root); }
     };
 
     private final String label;
@@ -62,6 +68,9 @@ public enum Collective {
     abstract long perRankCount(long total, int n);
 
     abstract void run(Communicator c, Layout l, ReduceOp op, int root);
+
+    /** The asynchronous form, for timing loops that launch every iteration before waiting (as nccl-tests does). */
+    abstract Request start(Communicator c, Layout l, ReduceOp op, int root);
 
     public static Collective parse(String text) {
         String t = text.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");

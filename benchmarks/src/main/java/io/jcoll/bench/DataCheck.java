@@ -1,8 +1,10 @@
 package io.jcoll.bench;
 
+import io.jcoll.Buffer;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
+import io.jcoll.gpu.DeviceBuffer;
 import io.jcoll.kernels.Elements;
 
 import java.nio.ByteBuffer;
@@ -86,15 +88,29 @@ final class DataCheck {
         double at(long i);
     }
 
-    private static void write(HostBuffer b, DataType t, Formula f) {
-        ByteBuffer bytes = bytes(b);
+    private static void write(Buffer b, DataType t, Formula f) {
+        ByteBuffer bytes = ByteBuffer.allocateDirect((int) b.byteSize()).order(ByteOrder.nativeOrder());
         for (long i = 0; i < b.count(); i++) {
             Elements.put(t, bytes, (int) (i * t.size()), f.at(i));
         }
+        HostBuffer staged = HostBuffer.of(bytes, t);
+        if (b instanceof DeviceBuffer d) {
+            d.copyFrom(staged);
+        } else {
+            HostBuffer h = (HostBuffer) b;
+            ByteBuffer w = h.writable(0, (int) h.byteSize(), null);
+            w.put(0, bytes, 0, (int) h.byteSize());
+        }
     }
 
-    /** A view of a byte-buffer-backed host buffer (the perf arenas always are). */
-    private static ByteBuffer bytes(HostBuffer b) {
-        return b.readable(0, (int) b.byteSize(), ByteBuffer.allocate(0)).order(ByteOrder.nativeOrder());
+    /** The bytes of a buffer, copied to the host if it lives on a GPU. */
+    private static ByteBuffer bytes(Buffer b) {
+        if (b instanceof DeviceBuffer d) {
+            ByteBuffer out = ByteBuffer.allocateDirect((int) d.byteSize()).order(ByteOrder.nativeOrder());
+            d.copyTo(HostBuffer.of(out, d.type()));
+            return out;
+        }
+        HostBuffer h = (HostBuffer) b;
+        return h.readable(0, (int) h.byteSize(), ByteBuffer.allocate(0)).order(ByteOrder.nativeOrder());
     }
 }

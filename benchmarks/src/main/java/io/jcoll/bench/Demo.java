@@ -50,8 +50,8 @@ public final class Demo {
             out.printf(Locale.ROOT, "%-14s %12s %12s %10s %10s  %s%n", "op", "bytes", "time (us)", "algbw GB/s",
                     "busbw GB/s", "verified");
         }
-        Layout.Arenas arenas = Layout.Arenas.allocate(SIZES[SIZES.length - 1]);
         DataType type = DataType.FLOAT32;
+        Layout.Arenas arenas = Perf.arenas(comm, SIZES[SIZES.length - 1], type, comm.transport().name().equals("nccl"));
         boolean allRight = true;
         for (Collective op : Collective.values()) {
             for (long bytes : SIZES) {
@@ -82,6 +82,7 @@ public final class Demo {
             out.println();
             out.println(allRight ? "all results verified on every rank" : "SOME RESULTS WERE WRONG");
         }
+        arenas.close();
         return allRight;
     }
 }

@@ -1,7 +1,9 @@
 package io.jcoll.bench;
 
+import io.jcoll.Buffer;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
+import io.jcoll.gpu.DeviceBuffer;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,16 +16,37 @@ import java.nio.ByteOrder;
  * @param recv  output
  * @param count the call's count argument
  */
-public record Layout(HostBuffer send, HostBuffer recv, long count) {
+public record Layout(Buffer send, Buffer recv, long count) {
 
-    /** Two direct arenas of {@code maxBytes} each, reused for every size. */
-    public record Arenas(ByteBuffer a, ByteBuffer b) {
-        public static Arenas allocate(long maxBytes) {
+    /** Two arenas of {@code maxBytes} each, in host or GPU memory, reused for every size. */
+    public record Arenas(Buffer a, Buffer b) implements AutoCloseable {
+        /** Direct host memory. */
+        public static Arenas host(long maxBytes, DataType type) {
             if (maxBytes > Integer.MAX_VALUE - 64) {
                 throw new IllegalArgumentException("sizes above 2 GB per buffer are not supported by host buffers");
             }
-            return new Arenas(ByteBuffer.allocateDirect((int) Math.max(maxBytes, 8)).order(ByteOrder.nativeOrder()),
-                    ByteBuffer.allocateDirect((int) Math.max(maxBytes, 8)).order(ByteOrder.nativeOrder()));
+            int bytes = (int) Math.max(maxBytes, 8) / type.size() * type.size();
+            return new Arenas(HostBuffer.of(ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder()), type),
+                    HostBuffer.of(ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder()), type));
+        }
+
+        /** Memory on GPU {@code device}, as nccl-tests uses. */
+        public static Arenas device(long maxBytes, DataType type, int device) {
+            long count = Math.max(maxBytes / type.size(), 1);
+            return new Arenas(DeviceBuffer.allocate(device, type, count), DeviceBuffer.allocate(device, type, count));
+        }
+
+        @Override
+        public void close() {
+            for (Buffer x : new Buffer[] {a, b}) {
+                if (x instanceof AutoCloseable c) {
+                    try {
+                        c.close();
+                    } catch (Exception ignored) {
+                        // best effort
+                    }
+                }
+            }
         }
     }
 
@@ -40,18 +63,14 @@ public record Layout(HostBuffer send, HostBuffer recv, long count) {
             case ALLREDUCE, BROADCAST, REDUCESCATTER -> count;
             case ALLGATHER, ALLTOALL -> count * n;
         };
-        HostBuffer a = view(arenas.a(), type, Math.max(sendCount, recvCount));
+        Buffer a = arenas.a().slice(0, Math.max(sendCount, recvCount));
         if (!inPlace) {
-            return new Layout(view(arenas.a(), type, sendCount), view(arenas.b(), type, recvCount), count);
+            return new Layout(arenas.a().slice(0, sendCount), arenas.b().slice(0, recvCount), count);
         }
         return switch (op) {
             case ALLREDUCE, BROADCAST, ALLTOALL -> new Layout(a, a, count);
             case ALLGATHER -> new Layout(a.slice(rank * count, count), a, count);
             case REDUCESCATTER -> new Layout(a, a.slice(rank * count, count), count);
         };
-    }
-
-    private static HostBuffer view(ByteBuffer arena, DataType type, long count) {
-        return HostBuffer.of(arena.duplicate().order(ByteOrder.nativeOrder()).clear().limit((int) (count * type.size())), type);
     }
 }

@@ -72,7 +72,8 @@ public final class Perf {
         int n = comm.size();
         List<Long> sizes = o.sizes(n);
         long maxBytes = sizes.isEmpty() ? 8 : sizes.get(sizes.size() - 1);
-        Layout.Arenas arenas = Layout.Arenas.allocate(maxBytes);
+        boolean device = o.deviceMemory(comm.transport().name());
+        Layout.Arenas arenas = arenas(comm, maxBytes, o.type(), device);
         if (out != null) {
             header(out, comm, o);
         }
@@ -111,7 +112,18 @@ public final class Perf {
                 writeCsv(Path.of(o.csv()), comm, o, rows);
             }
         }
+        arenas.close();
         return totalWrong;
+    }
+
+    /** Host arenas, or arenas on this rank's GPU (JCOLL_DEVICE, else LOCAL_RANK: the NCCL transport's rule). */
+    static Layout.Arenas arenas(Communicator comm, long maxBytes, DataType type, boolean device) {
+        if (!device) {
+            return Layout.Arenas.host(maxBytes, type);
+        }
+        String forced = System.getenv("JCOLL_DEVICE");
+        int gpu = forced != null && !forced.isBlank() ? Integer.parseInt(forced.trim()) : comm.localRank();
+        return Layout.Arenas.device(maxBytes, type, gpu);
     }
 
     /** Mean seconds per call after warm-up, on the slowest rank. */
@@ -121,8 +133,16 @@ public final class Perf {
         }
         comm.barrier();
         long start = System.nanoTime();
-        for (int i = 0; i < o.iters(); i++) {
-            o.op().run(comm, l, o.redop(), o.root());
+        if (o.asyncLoop(comm.transport().name())) {
+            io.jcoll.Request last = null;
+            for (int i = 0; i < o.iters(); i++) {
+                last = o.op().start(comm, l, o.redop(), o.root());
+            }
+            last.await();
+        } else {
+            for (int i = 0; i < o.iters(); i++) {
+                o.op().run(comm, l, o.redop(), o.root());
+            }
         }
         double mine = (System.nanoTime() - start) / 1e9 / o.iters();
         double[] slowest = {mine};
@@ -143,6 +163,9 @@ public final class Perf {
                 o.op().label(), comm.size(), o.type().ncclName(), o.sizes(comm.size()).get(0), o.maxBytes(),
                 o.warmup(), o.iters());
         out.println("# transport: " + comm.transport());
+        out.println("# memory: " + (o.deviceMemory(comm.transport().name()) ? "device (GPU)" : "host")
+                + ", timing: " + (o.asyncLoop(comm.transport().name()) ? "all iterations launched, then one wait"
+                : "one blocking call after another"));
         out.println("#");
         out.println("#                                                              out-of-place                       in-place          ");
         out.println("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong");

@@ -13,10 +13,12 @@ import java.util.List;
  * [-i ITERS] [-d TYPE] [-o REDOP] [-r ROOT] [-c 0|1] [--transport T] [--csv FILE]}.
  */
 record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, int ranks, int warmup, int iters,
-                   DataType type, ReduceOp redop, int root, boolean check, String transport, String csv) {
+                   DataType type, ReduceOp redop, int root, boolean check, String transport, String csv,
+                   String memory, String async) {
 
     static final String USAGE = "usage: jcoll perf OP [-b MIN_BYTES] [-e MAX_BYTES] [-f FACTOR] [-n RANKS] "
             + "[-w WARMUP] [-i ITERS] [-d TYPE] [-o REDOP] [-r ROOT] [-c 0|1] [--transport auto|tcp|nccl] [--csv FILE]\n"
+            + "  [--memory auto|host|device] [--async auto|0|1]\n"
             + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast; sizes take K, M, G suffixes";
 
     static PerfOptions parse(List<String> argv) {
@@ -36,6 +38,8 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
         boolean check = true;
         String transport = null;
         String csv = null;
+        String memory = "auto";
+        String async = "auto";
         for (int i = 1; i < argv.size(); i++) {
             String flag = argv.get(i);
             if (i + 1 >= argv.size()) {
@@ -55,13 +59,19 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
                 case "-c", "--check" -> check = !v.equals("0");
                 case "--transport" -> transport = v;
                 case "--csv" -> csv = v;
+                case "--memory" -> memory = v;
+                case "--async" -> async = v;
                 default -> throw new IllegalArgumentException("unknown option " + flag);
             }
         }
         if (min < 0 || max < min || factor <= 1 || iters < 1 || warmup < 0 || ranks < 0) {
             throw new IllegalArgumentException("need 0 <= MIN_BYTES <= MAX_BYTES, FACTOR > 1, ITERS >= 1, WARMUP >= 0");
         }
-        return new PerfOptions(op, min, max, factor, ranks, warmup, iters, type, redop, root, check, transport, csv);
+        if (!memory.matches("auto|host|device") || !async.matches("auto|0|1")) {
+            throw new IllegalArgumentException("--memory is auto, host or device; --async is auto, 0 or 1");
+        }
+        return new PerfOptions(op, min, max, factor, ranks, warmup, iters, type, redop, root, check, transport, csv,
+                memory, async);
     }
 
     /** The arguments a launched rank gets: these options without -n. */
@@ -91,6 +101,16 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
             }
         }
         return sizes;
+    }
+
+    /** Device memory when asked, or under auto when the transport is NCCL (as nccl-tests measures). */
+    boolean deviceMemory(String transportName) {
+        return memory.equals("device") || memory.equals("auto") && transportName.equals("nccl");
+    }
+
+    /** Launch every iteration before waiting: under auto, where the transport queues work (NCCL). */
+    boolean asyncLoop(String transportName) {
+        return async.equals("1") || async.equals("auto") && transportName.equals("nccl");
     }
 
     private long min() {

@@ -221,6 +221,9 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     private Request submit(Issued issued) {
+        if (transport.enqueues()) {
+            return enqueue(issued);
+        }
         if (issued.inline()) {
             runLock.unlock(); // asynchronous calls always go through the worker, in issue order
         }
@@ -244,6 +247,21 @@ public final class CommunicatorImpl implements Communicator {
         return new FutureRequest(done, issued.call().operation().label());
     }
 
+    /** A transport with its own queue (a GPU stream): start the call here, in issue order, and wait on its end. */
+    private Request enqueue(Issued issued) {
+        if (!issued.inline()) {
+            runLock.lock();
+        }
+        Call call = issued.call();
+        Transport.Completion completion;
+        try {
+            completion = guarded(call, () -> transport.enqueue(call, System.nanoTime() + timeout.toNanos()));
+        } finally {
+            runLock.unlock();
+        }
+        return new CompletionRequest(completion, call);
+    }
+
     private ExecutorService worker() {
         if (worker == null) {
             worker = Executors.newSingleThreadExecutor(r -> {
@@ -256,9 +274,17 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     private void execute(Call call) {
+        guarded(call, () -> {
+            transport.execute(call, System.nanoTime() + timeout.toNanos());
+            return null;
+        });
+    }
+
+    /** Runs transport work; a failure other than a rejected argument aborts the communicator. */
+    private <T> T guarded(Call call, java.util.function.Supplier<T> work) {
         ensureOpen(call.operation().label());
         try {
-            transport.execute(call, System.nanoTime() + timeout.toNanos());
+            return work.get();
         } catch (InvalidArgumentException e) {
             throw e;
         } catch (JcollException e) {
@@ -322,6 +348,43 @@ public final class CommunicatorImpl implements Communicator {
             } catch (Exception ignored) {
                 // best effort
             }
+        }
+    }
+
+    /** A request over a transport's own completion (a CUDA event): waiting costs no thread hand-off. */
+    private final class CompletionRequest implements Request {
+        private final Transport.Completion completion;
+        private final Call call;
+
+        CompletionRequest(Transport.Completion completion, Call call) {
+            this.completion = completion;
+            this.call = call;
+        }
+
+        @Override
+        public boolean isDone() {
+            return completion.isDone();
+        }
+
+        @Override
+        public void await() {
+            guarded(call, () -> {
+                completion.await(System.nanoTime() + timeout.toNanos());
+                return null;
+            });
+        }
+
+        @Override
+        public boolean await(Duration limit) {
+            long deadline = System.nanoTime() + limit.toNanos();
+            while (!completion.isDone()) {
+                if (System.nanoTime() - deadline > 0) {
+                    return false;
+                }
+                Thread.onSpinWait();
+            }
+            await();
+            return true;
         }
     }
 

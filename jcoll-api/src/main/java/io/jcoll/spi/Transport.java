@@ -27,6 +27,36 @@ public interface Transport extends AutoCloseable {
     void execute(Call call, long deadlineNanos);
 
     /**
+     * Whether {@link #enqueue} starts work without finishing it (a GPU stream),
+     * so that asynchronous calls need no thread of their own.
+     */
+    default boolean enqueues() {
+        return false;
+    }
+
+    /**
+     * Starts a call and returns how to wait for it. Calls complete in the order
+     * they were enqueued. The default runs the call to completion.
+     */
+    default Completion enqueue(Call call, long deadlineNanos) {
+        execute(call, deadlineNanos);
+        return Completion.DONE;
+    }
+
+    /** The end of an enqueued call. */
+    interface Completion {
+        Completion DONE = new Completion() {
+            @Override public boolean isDone() { return true; }
+            @Override public void await(long deadlineNanos) { }
+        };
+
+        boolean isDone();
+
+        /** Waits until done, or throws (a timeout by the deadline, or the call's failure). */
+        void await(long deadlineNanos);
+    }
+
+    /**
      * Tears the transport down after a failure, telling the peers (best effort)
      * so that they fail fast instead of waiting for their timeouts.
      */

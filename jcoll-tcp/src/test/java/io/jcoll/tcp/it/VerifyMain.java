@@ -2,8 +2,8 @@ package io.jcoll.tcp.it;
 
 import io.jcoll.Communicator;
 import io.jcoll.Jcoll;
-import io.jcoll.tcp.cases.Case;
-import io.jcoll.tcp.cases.Ops;
+import io.jcoll.testing.Case;
+import io.jcoll.testing.Ops;
 
 import java.util.List;
 

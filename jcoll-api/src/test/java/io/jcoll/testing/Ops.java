@@ -1,4 +1,4 @@
-package io.jcoll.tcp.cases;
+package io.jcoll.testing;
 
 import io.jcoll.Communicator;
 import io.jcoll.HostBuffer;

@@ -1,12 +1,9 @@
-package io.jcoll.tcp.cases;
+package io.jcoll.testing;
 
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
 import io.jcoll.spi.Operation;
-import io.jcoll.testing.Data;
-import io.jcoll.testing.Ranks;
-import io.jcoll.testing.Verify;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,0 +1,131 @@
+package io.jcoll.gpu;
+
+import io.jcoll.exceptions.JcollException;
+import org.bytedeco.cuda.cudart.CUevent_st;
+import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.cuda.global.cudart;
+import org.bytedeco.javacpp.Pointer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The checked CUDA runtime calls jcoll makes. Every call's result is checked
+ * and turned into a {@link NativeCallException} naming the call and CUDA's
+ * explanation; every size is checked before a pointer is made. Callers must
+ * have passed {@link GpuRuntime#require}.
+ */
+public final class Cuda {
+
+    private Cuda() {
+    }
+
+    static void check(int code, String call) {
+        if (code != 0) {
+            throw new NativeCallException(call, JcollException.NONE, call + " failed with CUDA error " + code + ": "
+                    + cudart.cudaGetErrorString(code).getString(), code);
+        }
+    }
+
+    public static int deviceCount() {
+        int[] n = new int[1];
+        check(cudart.cudaGetDeviceCount(n), "cudaGetDeviceCount");
+        return n[0];
+    }
+
+    public static void setDevice(int device) {
+        check(cudart.cudaSetDevice(device), "cudaSetDevice(" + device + ")");
+    }
+
+    public static int currentDevice() {
+        int[] d = new int[1];
+        check(cudart.cudaGetDevice(d), "cudaGetDevice");
+        return d[0];
+    }
+
+    /** Device memory; returns its address. */
+    public static long malloc(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("cannot allocate " + bytes + " bytes");
+        }
+        Pointer p = new Pointer();
+        check(cudart.cudaMalloc(p, bytes), "cudaMalloc(" + bytes + ")");
+        return p.address();
+    }
+
+    public static void free(long address) {
+        check(cudart.cudaFree(Pointers.at(address)), "cudaFree");
+    }
+
+    /** Page-locked host memory as a direct buffer (for staging); free with {@link #freeHost}. */
+    public static ByteBuffer mallocHost(int bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("cannot allocate " + bytes + " bytes");
+        }
+        Pointer p = new Pointer();
+        check(cudart.cudaMallocHost(p, bytes), "cudaMallocHost(" + bytes + ")");
+        return new org.bytedeco.javacpp.BytePointer(p).capacity(bytes).asByteBuffer();
+    }
+
+    public static void freeHost(ByteBuffer pinned) {
+        check(cudart.cudaFreeHost(new Pointer(pinned)), "cudaFreeHost");
+    }
+
+    /** Copies between device memory and a direct host buffer's remaining bytes (direction by address, UVA). */
+    public static void copyToDevice(long dst, ByteBuffer src, CUstream_st stream) {
+        check(cudart.cudaMemcpyAsync(Pointers.at(dst), new Pointer(src), src.remaining(), cudart.cudaMemcpyDefault, stream),
+                "cudaMemcpyAsync(host to device, " + src.remaining() + " bytes)");
+    }
+
+    public static void copyToHost(ByteBuffer dst, long src, CUstream_st stream) {
+        check(cudart.cudaMemcpyAsync(new Pointer(dst), Pointers.at(src), dst.remaining(), cudart.cudaMemcpyDefault, stream),
+                "cudaMemcpyAsync(device to host, " + dst.remaining() + " bytes)");
+    }
+
+    public static void copyDevice(long dst, long src, long bytes, CUstream_st stream) {
+        check(cudart.cudaMemcpyAsync(Pointers.at(dst), Pointers.at(src), bytes, cudart.cudaMemcpyDefault, stream),
+                "cudaMemcpyAsync(device to device, " + bytes + " bytes)");
+    }
+
+    public static CUstream_st createStream() {
+        CUstream_st s = new CUstream_st();
+        check(cudart.cudaStreamCreateWithFlags(s, cudart.cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+        return s;
+    }
+
+    public static void synchronize(CUstream_st stream) {
+        check(cudart.cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    }
+
+    public static void destroy(CUstream_st stream) {
+        check(cudart.cudaStreamDestroy(stream), "cudaStreamDestroy");
+    }
+
+    public static CUevent_st createEvent() {
+        CUevent_st e = new CUevent_st();
+        check(cudart.cudaEventCreateWithFlags(e, cudart.cudaEventDisableTiming), "cudaEventCreateWithFlags");
+        return e;
+    }
+
+    public static void record(CUevent_st event, CUstream_st stream) {
+        check(cudart.cudaEventRecord(event, stream), "cudaEventRecord");
+    }
+
+    /** Whether everything before the event has finished. */
+    public static boolean done(CUevent_st event) {
+        int code = cudart.cudaEventQuery(event);
+        if (code == cudart.cudaErrorNotReady) {
+            return false;
+        }
+        check(code, "cudaEventQuery");
+        return true;
+    }
+
+    public static void destroy(CUevent_st event) {
+        check(cudart.cudaEventDestroy(event), "cudaEventDestroy");
+    }
+
+    /** A stream someone else created, by its raw handle (0 is the legacy default stream). */
+    public static CUstream_st stream(long handle) {
+        return new CUstream_st(Pointers.at(handle));
+    }
+}

@@ -1,0 +1,108 @@
+package io.jcoll.gpu;
+
+import org.bytedeco.cuda.global.cudart;
+import org.bytedeco.cuda.global.nccl;
+import org.bytedeco.javacpp.Loader;
+
+import java.util.List;
+
+/**
+ * Loads the host's CUDA runtime and NCCL, once, and says what it found: where
+ * each library came from and which versions are in use. Nothing native is
+ * touched unless both files were found first, so a machine without a GPU
+ * stack gets a clear reason instead of a linkage error.
+ */
+public final class GpuRuntime {
+
+    /** The minimum NCCL this transport is written for (2.19: ncclCommInitRankConfig, non-blocking init). */
+    public static final int MIN_NCCL_VERSION = 21900;
+
+    /**
+     * What loading found.
+     *
+     * @param available    whether CUDA and NCCL are loaded and at least one GPU is visible
+     * @param reason       one sentence: what is there, or what is missing and what to install
+     * @param cudart       where libcudart came from
+     * @param nccl         where libnccl came from
+     * @param ncclVersion  {@code ncclGetVersion}, such as 22803
+     * @param runtimeVersion {@code cudaRuntimeGetVersion}
+     * @param driverVersion  {@code cudaDriverGetVersion}
+     * @param devices      visible GPUs
+     */
+    public record Status(boolean available, String reason, LibraryFinder.Found cudart, LibraryFinder.Found nccl,
+                         int ncclVersion, int runtimeVersion, int driverVersion, int devices) {
+    }
+
+    private static Status status;
+
+    private GpuRuntime() {
+    }
+
+    public static synchronized Status status() {
+        if (status == null) {
+            status = load(LibraryFinder.system());
+        }
+        return status;
+    }
+
+    /** Throws {@link NativeCallException} with the reason unless the runtime is available. */
+    public static Status require(String operation, int rank) {
+        Status s = status();
+        if (!s.available()) {
+            throw new NativeCallException(operation, rank, s.reason(), -1);
+        }
+        return s;
+    }
+
+    private static Status load(LibraryFinder finder) {
+        LibraryFinder.Search cudartSearch = finder.find("libcudart.so.13", "JCOLL_CUDART_LIBRARY",
+                List.of("cu13/lib", "cuda_runtime/lib"));
+        LibraryFinder.Search ncclSearch = finder.find("libnccl.so.2", "JCOLL_NCCL_LIBRARY", List.of("nccl/lib", "cu13/lib"));
+        if (cudartSearch.found() == null) {
+            return missing(cudartSearch.describeMiss() + ". Install the CUDA 13 runtime (or set JCOLL_CUDART_LIBRARY)",
+                    null, ncclSearch.found());
+        }
+        if (ncclSearch.found() == null) {
+            return missing(ncclSearch.describeMiss() + ". Install NCCL 2 (libnccl2, or pip install nvidia-nccl-cu13), "
+                    + "or set JCOLL_NCCL_LIBRARY", cudartSearch.found(), null);
+        }
+        try {
+            // the JNI glue needs these sonames; loading the files found first makes the dynamic linker use them
+            System.load(cudartSearch.found().path().toAbsolutePath().toString());
+            System.load(ncclSearch.found().path().toAbsolutePath().toString());
+            Loader.load(cudart.class);
+            Loader.load(nccl.class);
+            int[] v = new int[1];
+            int nv = nccl.ncclGetVersion(v) == 0 ? v[0] : -1;
+            int rt = cudart.cudaRuntimeGetVersion(v) == 0 ? v[0] : -1;
+            int drv = cudart.cudaDriverGetVersion(v) == 0 ? v[0] : -1;
+            int devices = cudart.cudaGetDeviceCount(v) == 0 ? v[0] : 0;
+            String where = "libnccl " + version(nv) + " from " + ncclSearch.found().path() + " (" + ncclSearch.found().source()
+                    + "), libcudart " + rt + " from " + cudartSearch.found().path() + " (" + cudartSearch.found().source()
+                    + "), driver " + drv + ", " + devices + " GPU(s)";
+            if (devices < 1) {
+                return new Status(false, "no GPU is visible (" + where + "); check nvidia-smi and CUDA_VISIBLE_DEVICES",
+                        cudartSearch.found(), ncclSearch.found(), nv, rt, drv, 0);
+            }
+            if (nv < MIN_NCCL_VERSION) {
+                return new Status(false, "NCCL " + version(nv) + " is older than " + version(MIN_NCCL_VERSION)
+                        + " (" + where + "); install a newer NCCL", cudartSearch.found(), ncclSearch.found(), nv, rt, drv, devices);
+            }
+            return new Status(true, where, cudartSearch.found(), ncclSearch.found(), nv, rt, drv, devices);
+        } catch (Throwable e) { // UnsatisfiedLinkError, or anything the JNI glue throws while loading
+            return missing("loading CUDA and NCCL failed: " + e, cudartSearch.found(), ncclSearch.found());
+        }
+    }
+
+    private static Status missing(String reason, LibraryFinder.Found cudart, LibraryFinder.Found nccl) {
+        return new Status(false, reason, cudart, nccl, -1, -1, -1, 0);
+    }
+
+    /** 22803 as 2.28.3. */
+    public static String version(int code) {
+        if (code < 0) {
+            return "unknown";
+        }
+        return code / 10000 + "." + (code / 100) % 100 + "." + code % 100;
+    }
+}

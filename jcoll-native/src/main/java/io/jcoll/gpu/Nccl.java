@@ -1,0 +1,268 @@
+package io.jcoll.gpu;
+
+import io.jcoll.DataType;
+import io.jcoll.ReduceOp;
+import io.jcoll.exceptions.CollectiveTimeoutException;
+import io.jcoll.exceptions.JcollException;
+import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.cuda.global.nccl;
+import org.bytedeco.cuda.nccl.ncclComm;
+import org.bytedeco.cuda.nccl.ncclConfig_t;
+import org.bytedeco.cuda.nccl.ncclUniqueId;
+import org.bytedeco.javacpp.Loader;
+
+import java.lang.reflect.Method;
+import java.util.Set;
+
+/**
+ * The checked NCCL calls jcoll makes, on one communicator. Communicators are
+ * created non-blocking so that a stuck one can be aborted; every call's
+ * result is checked, with {@code ncclGetErrorString} and {@code ncclGetLastError}
+ * in the message. Callers must have passed {@link GpuRuntime#require}.
+ */
+public final class Nccl implements AutoCloseable {
+
+    public static final int UNIQUE_ID_BYTES = 128;
+
+    private final ncclComm comm;
+    private final int rank;
+    private boolean destroyed;
+
+    private Nccl(ncclComm comm, int rank) {
+        this.comm = comm;
+        this.rank = rank;
+    }
+
+    /** A fresh unique id, as bytes to send to the other ranks. */
+    public static byte[] uniqueId() {
+        ncclUniqueId id = new ncclUniqueId();
+        check(nccl.ncclGetUniqueId(id), null, "ncclGetUniqueId", JcollException.NONE);
+        byte[] bytes = new byte[UNIQUE_ID_BYTES];
+        id.internal().get(bytes);
+        return bytes;
+    }
+
+    /**
+     * Joins the NCCL communicator {@code id} as {@code rank} of {@code size} on the current device,
+     * waiting for the non-blocking initialisation until {@code deadlineNanos}, and aborting it if it
+     * does not finish.
+     */
+    public static Nccl join(byte[] id, int rank, int size, long deadlineNanos) {
+        if (id.length != UNIQUE_ID_BYTES) {
+            throw new IllegalArgumentException("an NCCL unique id has " + UNIQUE_ID_BYTES + " bytes, not " + id.length);
+        }
+        ncclUniqueId uid = new ncclUniqueId();
+        uid.internal().put(id);
+        ncclComm comm = new ncclComm();
+        int result = nccl.ncclCommInitRankConfig(comm, size, uid, rank, nonBlockingConfig());
+        Nccl n = new Nccl(comm, rank);
+        if (result != nccl.ncclInProgress) {
+            check(result, null, "ncclCommInitRankConfig", rank);
+        }
+        n.settle("ncclCommInitRankConfig", deadlineNanos);
+        return n;
+    }
+
+    /**
+     * NCCL_CONFIG_INITIALIZER, with blocking off: size, magic and version set,
+     * every other field "undefined" so NCCL applies its own defaults.
+     */
+    private static ncclConfig_t nonBlockingConfig() {
+        ncclConfig_t c = new ncclConfig_t();
+        Set<String> own = Set.of("size", "magic", "version", "blocking");
+        try {
+            for (Method m : ncclConfig_t.class.getMethods()) {
+                if (m.getReturnType() == ncclConfig_t.class && m.getParameterCount() == 1 && !own.contains(m.getName())) {
+                    Class<?> p = m.getParameterTypes()[0];
+                    if (p == int.class) {
+                        m.invoke(c, Integer.MIN_VALUE); // NCCL_CONFIG_UNDEF_INT
+                    } else if (org.bytedeco.javacpp.Pointer.class.isAssignableFrom(p)) {
+                        m.invoke(c, (Object) null);    // NCCL_CONFIG_UNDEF_PTR
+                    }
+                }
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot initialise ncclConfig_t", e);
+        }
+        c.size(Loader.sizeof(ncclConfig_t.class));
+        c.magic(0xcafebeef);
+        c.version(nccl.NCCL_VERSION_CODE);
+        c.blocking(0);
+        return c;
+    }
+
+    /** Waits until a non-blocking call has finished (its async error leaves ncclInProgress). */
+    private void settle(String call, long deadlineNanos) {
+        int[] state = new int[1];
+        long spins = 0;
+        while (true) {
+            check(nccl.ncclCommGetAsyncError(comm, state), comm, "ncclCommGetAsyncError", rank);
+            if (state[0] != nccl.ncclInProgress) {
+                check(state[0], comm, call, rank);
+                return;
+            }
+            if (System.nanoTime() - deadlineNanos > 0) {
+                abort();
+                throw new CollectiveTimeoutException(call, rank, JcollException.NONE, call
+                        + " did not complete within JCOLL_TIMEOUT; the NCCL communicator was aborted");
+            }
+            if (++spins > 1000) {
+                sleepBriefly();
+            }
+        }
+    }
+
+    /** The communicator's asynchronous error: 0 while healthy (or ncclInProgress while a call settles). */
+    public int asyncError() {
+        int[] state = new int[1];
+        check(nccl.ncclCommGetAsyncError(comm, state), comm, "ncclCommGetAsyncError", rank);
+        return state[0];
+    }
+
+    public String errorString(int code) {
+        return nccl.ncclGetErrorString(code).getString() + lastError();
+    }
+
+    // ---- collectives: enqueue on a stream; completion is the caller's (an event after them)
+
+    public void allReduce(long send, long recv, long count, DataType type, ReduceOp op, CUstream_st stream, long deadline) {
+        enqueued(nccl.ncclAllReduce(Pointers.at(send), Pointers.at(recv), count, type(type), op(op), comm, stream),
+                "ncclAllReduce", deadline);
+    }
+
+    public void allGather(long send, long recv, long count, DataType type, CUstream_st stream, long deadline) {
+        enqueued(nccl.ncclAllGather(Pointers.at(send), Pointers.at(recv), count, type(type), comm, stream),
+                "ncclAllGather", deadline);
+    }
+
+    public void reduceScatter(long send, long recv, long count, DataType type, ReduceOp op, CUstream_st stream, long deadline) {
+        enqueued(nccl.ncclReduceScatter(Pointers.at(send), Pointers.at(recv), count, type(type), op(op), comm, stream),
+                "ncclReduceScatter", deadline);
+    }
+
+    public void broadcast(long send, long recv, long count, DataType type, int root, CUstream_st stream, long deadline) {
+        enqueued(nccl.ncclBroadcast(Pointers.at(send), Pointers.at(recv), count, type(type), root, comm, stream),
+                "ncclBroadcast", deadline);
+    }
+
+    /** NCCL's own all-to-all where the loaded library has it (2.28+), otherwise grouped sends and receives. */
+    public void allToAll(long send, long recv, long countPerRank, DataType type, int size, CUstream_st stream,
+                         long deadline, int ncclVersion) {
+        if (ncclVersion >= 22800) {
+            enqueued(nccl.ncclAlltoAll(Pointers.at(send), Pointers.at(recv), countPerRank, type(type), comm, stream),
+                    "ncclAlltoAll", deadline);
+            return;
+        }
+        long bytes = countPerRank * type.size();
+        group(true, deadline);
+        for (int peer = 0; peer < size; peer++) {
+            enqueued(nccl.ncclSend(Pointers.at(send + peer * bytes), countPerRank, type(type), peer, comm, stream), "ncclSend", deadline);
+            enqueued(nccl.ncclRecv(Pointers.at(recv + peer * bytes), countPerRank, type(type), peer, comm, stream), "ncclRecv", deadline);
+        }
+        group(false, deadline);
+    }
+
+    public void send(long data, long count, DataType type, int peer, CUstream_st stream, long deadline) {
+        enqueued(nccl.ncclSend(Pointers.at(data), count, type(type), peer, comm, stream), "ncclSend", deadline);
+    }
+
+    public void recv(long data, long count, DataType type, int peer, CUstream_st stream, long deadline) {
+        enqueued(nccl.ncclRecv(Pointers.at(data), count, type(type), peer, comm, stream), "ncclRecv", deadline);
+    }
+
+    private void group(boolean start, long deadline) {
+        enqueued(start ? nccl.ncclGroupStart() : nccl.ncclGroupEnd(), start ? "ncclGroupStart" : "ncclGroupEnd", deadline);
+    }
+
+    /** A non-blocking communicator may answer ncclInProgress; the call is then finished once its state settles. */
+    private void enqueued(int result, String call, long deadline) {
+        if (result == nccl.ncclInProgress) {
+            settle(call, deadline);
+        } else {
+            check(result, comm, call, rank);
+        }
+    }
+
+    /** Stops every operation of this communicator, even stuck ones, and frees it. Safe to call more than once. */
+    public synchronized void abort() {
+        if (!destroyed) {
+            destroyed = true;
+            nccl.ncclCommAbort(comm);
+        }
+    }
+
+    /** Orderly end: finalize (waiting up to the deadline), then destroy; aborts if finalizing hangs. */
+    public synchronized void close(long deadlineNanos) {
+        if (destroyed) {
+            return;
+        }
+        int r = nccl.ncclCommFinalize(comm);
+        if (r == nccl.ncclInProgress || r == 0) {
+            try {
+                settle("ncclCommFinalize", deadlineNanos);
+            } catch (JcollException e) {
+                return; // settle aborted it
+            }
+        }
+        destroyed = true;
+        nccl.ncclCommDestroy(comm);
+    }
+
+    @Override
+    public void close() {
+        close(System.nanoTime() + 10_000_000_000L);
+    }
+
+    private String lastError() {
+        try {
+            String s = nccl.ncclGetLastError(comm).getString();
+            return s == null || s.isBlank() ? "" : " (" + s + ")";
+        } catch (RuntimeException e) {
+            return "";
+        }
+    }
+
+    private static void check(int result, ncclComm comm, String call, int rank) {
+        if (result != 0) {
+            String last = "";
+            if (comm != null) {
+                String s = nccl.ncclGetLastError(comm).getString();
+                last = s == null || s.isBlank() ? "" : " (" + s + ")";
+            }
+            throw new NativeCallException(call, rank, call + " failed with NCCL error " + result + ": "
+                    + nccl.ncclGetErrorString(result).getString() + last, result);
+        }
+    }
+
+    /** NCCL's type code; fails for types NCCL does not reduce. */
+    public static int type(DataType t) {
+        return switch (t) {
+            case INT8 -> nccl.ncclInt8;
+            case UINT8 -> nccl.ncclUint8;
+            case INT32 -> nccl.ncclInt32;
+            case INT64 -> nccl.ncclInt64;
+            case FLOAT16 -> nccl.ncclFloat16;
+            case BFLOAT16 -> nccl.ncclBfloat16;
+            case FLOAT32 -> nccl.ncclFloat32;
+            case FLOAT64 -> nccl.ncclFloat64;
+        };
+    }
+
+    public static int op(ReduceOp op) {
+        return switch (op) {
+            case SUM -> nccl.ncclSum;
+            case PROD -> nccl.ncclProd;
+            case MIN -> nccl.ncclMin;
+            case MAX -> nccl.ncclMax;
+            case AVG -> nccl.ncclAvg;
+        };
+    }
+
+    private static void sleepBriefly() {
+        try {
+            Thread.sleep(0, 50_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

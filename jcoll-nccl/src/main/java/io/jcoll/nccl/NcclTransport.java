@@ -1,0 +1,306 @@
+package io.jcoll.nccl;
+
+import io.jcoll.Buffer;
+import io.jcoll.HostBuffer;
+import io.jcoll.exceptions.BootstrapException;
+import io.jcoll.exceptions.CollectiveTimeoutException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.PeerFailureException;
+import io.jcoll.gpu.Cuda;
+import io.jcoll.gpu.DeviceBuffer;
+import io.jcoll.gpu.GpuRuntime;
+import io.jcoll.gpu.Nccl;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Settings;
+import io.jcoll.spi.Transport;
+import io.jcoll.spi.TransportContext;
+import org.bytedeco.cuda.cudart.CUevent_st;
+import org.bytedeco.cuda.cudart.CUstream_st;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Collectives through NCCL, one rank per GPU. Device buffers are handed to
+ * NCCL as they are, enqueued on this communicator's stream; completion is a
+ * CUDA event, polled together with NCCL's asynchronous error and the
+ * deadline, so that a dead peer or a hang aborts the NCCL communicator and
+ * raises the same exceptions as every other transport. Host buffers are
+ * staged through pinned memory and device scratch.
+ */
+final class NcclTransport implements Transport {
+
+    private final int rank;
+    private final int size;
+    private final int device;
+    private final int ncclVersion;
+    private final Nccl nccl;
+    private final CUstream_st stream;
+    private final CUevent_st[] events = new CUevent_st[64]; // a ring: each enqueued call records the next one
+    private int nextEvent;
+    private final HostStaging staging;
+    private DeviceBuffer barrierWord;
+
+    private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream) {
+        this.rank = rank;
+        this.size = size;
+        this.device = device;
+        this.ncclVersion = ncclVersion;
+        this.nccl = nccl;
+        this.stream = stream;
+        for (int i = 0; i < events.length; i++) {
+            events[i] = Cuda.createEvent();
+        }
+        this.staging = new HostStaging(device, stream);
+    }
+
+    /** The GPU a rank uses: {@code JCOLL_DEVICE} if set, otherwise {@code LOCAL_RANK}, which must be a visible GPU. */
+    static int deviceFor(Settings settings, int devices) {
+        int chosen = settings.getInt("JCOLL_DEVICE", -1);
+        if (chosen >= 0) {
+            if (chosen >= devices) {
+                throw new IllegalArgumentException("JCOLL_DEVICE=" + chosen + " but only " + devices + " GPU(s) are visible");
+            }
+            return chosen;
+        }
+        int local = settings.getInt("LOCAL_RANK", settings.getInt("RANK", 0));
+        if (local >= devices) {
+            throw new IllegalArgumentException("LOCAL_RANK " + local + " has no GPU of its own: only " + devices
+                    + " are visible (one rank per GPU)");
+        }
+        return local;
+    }
+
+    static NcclTransport open(TransportContext ctx) {
+        GpuRuntime.Status status = GpuRuntime.require("bootstrap", ctx.rank());
+        long deadline = System.nanoTime() + ctx.timeout().toNanos();
+        int device;
+        try {
+            device = deviceFor(ctx.settings().with("JCOLL_LOCAL_RANK", Integer.toString(ctx.localRank())), status.devices());
+        } catch (IllegalArgumentException e) {
+            throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE, e.getMessage());
+        }
+        Cuda.setDevice(device);
+        byte[] id;
+        if (ctx.rank() == 0) {
+            id = Nccl.uniqueId();
+            ctx.store().set("nccl/unique-id", id);
+        } else {
+            id = ctx.store().get("nccl/unique-id", ctx.timeout()).orElseThrow(() -> new BootstrapException("bootstrap",
+                    ctx.rank(), 0, "rank 0 never published the NCCL unique id"));
+        }
+        Nccl comm = Nccl.join(id, ctx.rank(), ctx.size(), deadline);
+        NcclTransport t = new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm, Cuda.createStream());
+        t.barrierWord = DeviceBuffer.allocate(device, io.jcoll.DataType.INT32, 1);
+        return t;
+    }
+
+    @Override
+    public String name() {
+        return "nccl";
+    }
+
+    @Override
+    public String unsupportedReason(Buffer buffer) {
+        if (buffer instanceof DeviceBuffer d) {
+            return d.device() == device ? null
+                    : "it is on GPU " + d.device() + " but this rank's communicator uses GPU " + device;
+        }
+        return buffer instanceof HostBuffer ? null : "unknown buffer type " + buffer.getClass().getName();
+    }
+
+    @Override
+    public boolean enqueues() {
+        return true;
+    }
+
+    @Override
+    public void execute(Call call, long deadlineNanos) {
+        enqueue(call, deadlineNanos).await(deadlineNanos);
+    }
+
+    @Override
+    public Completion enqueue(Call call, long deadlineNanos) {
+        Cuda.setDevice(device); // the current device is per thread
+        if (call.send() instanceof HostBuffer || call.recv() instanceof HostBuffer) {
+            // host memory shares one pinned stage, so such calls finish before the next starts
+            staging.run(call, this::launch, deadlineNanos);
+            watch(deadlineNanos, call).await(deadlineNanos);
+            if (call.recv() instanceof HostBuffer) {
+                staging.finish(call);
+            }
+            return Completion.DONE;
+        }
+        launch(call, address(call.send()), address(call.recv()), deadlineNanos);
+        return watch(deadlineNanos, call);
+    }
+
+    private static long address(Buffer b) {
+        return b == null ? 0 : ((DeviceBuffer) b).address();
+    }
+
+    /** Enqueues the NCCL call for device addresses {@code send} and {@code recv}. */
+    void launch(Call call, long send, long recv, long deadline) {
+        long n = call.count();
+        switch (call.operation()) {
+            case ALL_REDUCE -> nccl.allReduce(send, recv, n, call.type(), call.reduceOp(), stream, deadline);
+            case ALL_GATHER -> nccl.allGather(send, recv, n, call.type(), stream, deadline);
+            case REDUCE_SCATTER -> nccl.reduceScatter(send, recv, n, call.type(), call.reduceOp(), stream, deadline);
+            case ALL_TO_ALL -> nccl.allToAll(send, recv, n, call.type(), size, stream, deadline, ncclVersion);
+            case BROADCAST -> nccl.broadcast(rank == call.root() ? send : recv, recv, n, call.type(), call.root(), stream, deadline);
+            case BARRIER -> nccl.allReduce(barrierWord.address(), barrierWord.address(), 1, io.jcoll.DataType.INT32,
+                    io.jcoll.ReduceOp.SUM, stream, deadline);
+            case SEND -> nccl.send(send, n, call.type(), call.root(), stream, deadline);
+            case RECV -> nccl.recv(recv, n, call.type(), call.root(), stream, deadline);
+            default -> throw new IllegalArgumentException("unknown operation " + call.operation());
+        }
+    }
+
+    /** Records an event after the call and returns a completion that polls it, NCCL's health and the deadline. */
+    private Completion watch(long deadlineNanos, Call call) {
+        CUevent_st event = events[nextEvent];
+        nextEvent = (nextEvent + 1) % events.length;
+        Cuda.record(event, stream);
+        return new Completion() {
+            private boolean done;
+
+            @Override
+            public boolean isDone() {
+                if (!done) {
+                    Cuda.setDevice(device);
+                    done = Cuda.done(event);
+                }
+                return done;
+            }
+
+            @Override
+            public void await(long deadline) {
+                long polls = 0;
+                while (!isDone()) {
+                    if ((++polls & 0xff) == 0) {
+                        health(call);
+                        if (System.nanoTime() - deadline > 0) {
+                            nccl.abort();
+                            throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
+                                    call.describe() + " did not complete within JCOLL_TIMEOUT; the NCCL communicator was "
+                                            + "aborted (a peer may have stopped, died or be in another operation)");
+                        }
+                        if (polls > 100_000) {
+                            Thread.onSpinWait();
+                        }
+                    }
+                }
+            }
+        };
+    }
+
+    /** NCCL's asynchronous error: a peer's failure or a network error shows up here. */
+    private void health(Call call) {
+        int error = nccl.asyncError();
+        if (error != 0 && error != 7 /* ncclInProgress */) {
+            String text = nccl.errorString(error);
+            nccl.abort();
+            throw new PeerFailureException(call.operation().label(), rank, JcollException.NONE, "NCCL reported error "
+                    + error + " during " + call.describe() + ": " + text + "; a peer probably failed");
+        }
+    }
+
+    @Override
+    public void abort(Throwable cause) {
+        nccl.abort();
+    }
+
+    @Override
+    public void close() {
+        Cuda.setDevice(device);
+        try {
+            Cuda.synchronize(stream);
+        } finally {
+            nccl.close(System.nanoTime() + 10_000_000_000L);
+            barrierWord.close();
+            staging.close();
+            for (CUevent_st e : events) {
+                Cuda.destroy(e);
+            }
+            Cuda.destroy(stream);
+        }
+    }
+
+    /** Pinned host memory and device scratch for calls on host buffers, grown to the largest call. */
+    private static final class HostStaging implements AutoCloseable {
+        private final int device;
+        private final CUstream_st stream;
+        private ByteBuffer pinned;
+        private DeviceBuffer sendScratch;
+        private DeviceBuffer recvScratch;
+
+        HostStaging(int device, CUstream_st stream) {
+            this.device = device;
+            this.stream = stream;
+        }
+
+        interface Launch {
+            void launch(Call call, long send, long recv, long deadline);
+        }
+
+        /** Copies the host input to the GPU and enqueues the call on scratch. */
+        void run(Call call, Launch launch, long deadline) {
+            long sendBytes = call.send() == null ? 0 : call.send().byteSize();
+            long recvBytes = call.recv() == null ? 0 : call.recv().byteSize();
+            ensure(Math.max(sendBytes, recvBytes));
+            // on the GPU the call runs out of place: the copy back to the host buffer makes it in place there
+            long send = sendScratch.address();
+            long recv = recvScratch.address();
+            if (call.send() instanceof HostBuffer h && sendBytes > 0) {
+                int bytes = (int) sendBytes;
+                ByteBuffer in = h.readable(0, bytes, pinned.clear());
+                if (in != pinned) {
+                    pinned.clear().put(0, in, 0, bytes);
+                }
+                Cuda.copyToDevice(send, pinned.duplicate().position(0).limit(bytes), stream);
+                Cuda.synchronize(stream); // the pinned buffer is reused right away
+            }
+            launch.launch(call, send, recv, deadline);
+            if (call.recv() instanceof HostBuffer && recvBytes > 0) {
+                Cuda.copyToHost(pinned.duplicate().position(0).limit((int) recvBytes), recv, stream);
+            }
+        }
+
+        /** After the stream finished: copies the result from pinned memory into the host output. */
+        void finish(Call call) {
+            HostBuffer out = (HostBuffer) call.recv();
+            int bytes = (int) out.byteSize();
+            if (bytes == 0) {
+                return;
+            }
+            ByteBuffer stage = pinned.duplicate().clear().limit(bytes);
+            if (out.isByteAddressable()) {
+                out.writable(0, bytes, null).put(0, stage, 0, bytes);
+            } else {
+                out.commit(0, stage); // an array: copy straight from pinned memory
+            }
+        }
+
+        private void ensure(long bytes) {
+            if (bytes > Integer.MAX_VALUE - 64) {
+                throw new IllegalArgumentException("host buffers of " + bytes + " bytes are too large to stage");
+            }
+            if (pinned == null || pinned.capacity() < bytes) {
+                close();
+                int n = (int) Math.max(bytes, 4096);
+                pinned = Cuda.mallocHost(n);
+                sendScratch = DeviceBuffer.allocate(device, io.jcoll.DataType.INT8, n);
+                recvScratch = DeviceBuffer.allocate(device, io.jcoll.DataType.INT8, n);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (pinned != null) {
+                Cuda.freeHost(pinned);
+                sendScratch.close();
+                recvScratch.close();
+                pinned = null;
+            }
+        }
+    }
+}
