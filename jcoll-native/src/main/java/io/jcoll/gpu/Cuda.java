@@ -42,6 +42,11 @@ public final class Cuda {
         return d[0];
     }
 
+    private static String currentDeviceOrUnknown() {
+        int[] d = new int[1];
+        return cudart.cudaGetDevice(d) == 0 ? Integer.toString(d[0]) : "unknown";
+    }
+
     /** Device memory; returns its address. */
     public static long malloc(long bytes) {
         if (bytes <= 0) {
@@ -73,12 +78,14 @@ public final class Cuda {
     /** Copies between device memory and a direct host buffer's remaining bytes (direction by address, UVA). */
     public static void copyToDevice(long dst, ByteBuffer src, CUstream_st stream) {
         check(cudart.cudaMemcpyAsync(Pointers.at(dst), new Pointer(src), src.remaining(), cudart.cudaMemcpyDefault, stream),
-                "cudaMemcpyAsync(host to device, " + src.remaining() + " bytes)");
+                "cudaMemcpyAsync(host to device, " + src.remaining() + " bytes to 0x" + Long.toHexString(dst)
+                        + " on current GPU " + currentDeviceOrUnknown() + ")");
     }
 
     public static void copyToHost(ByteBuffer dst, long src, CUstream_st stream) {
         check(cudart.cudaMemcpyAsync(new Pointer(dst), Pointers.at(src), dst.remaining(), cudart.cudaMemcpyDefault, stream),
-                "cudaMemcpyAsync(device to host, " + dst.remaining() + " bytes)");
+                "cudaMemcpyAsync(device to host, " + dst.remaining() + " bytes from 0x" + Long.toHexString(src)
+                        + " on current GPU " + currentDeviceOrUnknown() + ")");
     }
 
     public static void copyDevice(long dst, long src, long bytes, CUstream_st stream) {

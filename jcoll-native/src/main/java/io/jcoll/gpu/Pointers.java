@@ -8,10 +8,11 @@ final class Pointers {
     private Pointers() {
     }
 
-    static Pointer at(long address) {
+    static Pointer at(long target) {
+        // not named "address": inside the subclass that name is Pointer's own field, which would shadow it
         return new Pointer() {
             {
-                this.address = address;
+                this.address = target;
             }
         };
     }
