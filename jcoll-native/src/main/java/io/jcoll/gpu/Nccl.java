@@ -48,13 +48,21 @@ public final class Nccl implements AutoCloseable {
      * does not finish.
      */
     public static Nccl join(byte[] id, int rank, int size, long deadlineNanos) {
+        return join(id, rank, size, deadlineNanos, false);
+    }
+
+    /**
+     * As {@link #join(byte[], int, int, long)}; {@code blocking} makes a blocking communicator
+     * (calls never answer ncclInProgress; its creation cannot be aborted).
+     */
+    public static Nccl join(byte[] id, int rank, int size, long deadlineNanos, boolean blocking) {
         if (id.length != UNIQUE_ID_BYTES) {
             throw new IllegalArgumentException("an NCCL unique id has " + UNIQUE_ID_BYTES + " bytes, not " + id.length);
         }
         ncclUniqueId uid = new ncclUniqueId();
         uid.internal().put(id);
         ncclComm comm = new ncclComm();
-        int result = nccl.ncclCommInitRankConfig(comm, size, uid, rank, nonBlockingConfig());
+        int result = nccl.ncclCommInitRankConfig(comm, size, uid, rank, config(blocking));
         Nccl n = new Nccl(comm, rank);
         if (result != nccl.ncclInProgress) {
             check(result, null, "ncclCommInitRankConfig", rank);
@@ -64,10 +72,10 @@ public final class Nccl implements AutoCloseable {
     }
 
     /**
-     * NCCL_CONFIG_INITIALIZER, with blocking off: size, magic and version set,
+     * NCCL_CONFIG_INITIALIZER: size, magic and version set, blocking as asked,
      * every other field "undefined" so NCCL applies its own defaults.
      */
-    private static ncclConfig_t nonBlockingConfig() {
+    private static ncclConfig_t config(boolean blocking) {
         ncclConfig_t c = new ncclConfig_t();
         Set<String> own = Set.of("size", "magic", "version", "blocking");
         try {
@@ -87,14 +95,14 @@ public final class Nccl implements AutoCloseable {
         c.size(Loader.sizeof(ncclConfig_t.class));
         c.magic(0xcafebeef);
         c.version(nccl.NCCL_VERSION_CODE);
-        c.blocking(0);
+        c.blocking(blocking ? 1 : 0);
         return c;
     }
 
     /** Waits until a non-blocking call has finished (its async error leaves ncclInProgress). */
     private void settle(String call, long deadlineNanos) {
         int[] state = new int[1];
-        long spins = 0;
+        long spinUntil = System.nanoTime() + 2_000_000; // enqueueing settles in microseconds: spin before sleeping
         while (true) {
             check(nccl.ncclCommGetAsyncError(comm, state), comm, "ncclCommGetAsyncError", rank);
             if (state[0] != nccl.ncclInProgress) {
@@ -106,8 +114,10 @@ public final class Nccl implements AutoCloseable {
                 throw new CollectiveTimeoutException(call, rank, JcollException.NONE, call
                         + " did not complete within JCOLL_TIMEOUT; the NCCL communicator was aborted");
             }
-            if (++spins > 1000) {
+            if (System.nanoTime() - spinUntil > 0) {
                 sleepBriefly();
+            } else {
+                Thread.onSpinWait();
             }
         }
     }
@@ -260,7 +270,7 @@ public final class Nccl implements AutoCloseable {
 
     private static void sleepBriefly() {
         try {
-            Thread.sleep(0, 50_000);
+            Thread.sleep(0, 20_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

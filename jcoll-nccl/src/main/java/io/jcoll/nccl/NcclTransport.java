@@ -88,7 +88,9 @@ final class NcclTransport implements Transport {
             id = ctx.store().get("nccl/unique-id", ctx.timeout()).orElseThrow(() -> new BootstrapException("bootstrap",
                     ctx.rank(), 0, "rank 0 never published the NCCL unique id"));
         }
-        Nccl comm = Nccl.join(id, ctx.rank(), ctx.size(), deadline);
+        // non-blocking by default, so that a hung creation can be aborted; JCOLL_NCCL_BLOCKING=1 trades that for latency
+        boolean blocking = ctx.settings().getInt("JCOLL_NCCL_BLOCKING", 0) == 1;
+        Nccl comm = Nccl.join(id, ctx.rank(), ctx.size(), deadline, blocking);
         NcclTransport t = new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm, Cuda.createStream());
         t.barrierWord = DeviceBuffer.allocate(device, io.jcoll.DataType.INT32, 1);
         return t;
