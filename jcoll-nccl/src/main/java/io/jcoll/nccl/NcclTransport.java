@@ -35,10 +35,12 @@ final class NcclTransport implements Transport {
     private final int ncclVersion;
     private final Nccl nccl;
     private final CUstream_st stream;
-    private final CUevent_st[] events = new CUevent_st[64]; // a ring: each enqueued call records the next one
+    private final CUevent_st[] events = new CUevent_st[64]; // a ring: each wait records the next one
     private int nextEvent;
+    private final Watchdog watchdog;
     private final HostStaging staging;
     private DeviceBuffer barrierWord;
+    private DeviceBuffer allToAllInput; // NCCL's all-to-all cannot run in place: the input is copied here first
 
     private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream) {
         this.rank = rank;
@@ -51,6 +53,7 @@ final class NcclTransport implements Transport {
             events[i] = Cuda.createEvent();
         }
         this.staging = new HostStaging(device, stream);
+        this.watchdog = new Watchdog(nccl, rank);
     }
 
     /** The GPU a rank uses: {@code JCOLL_DEVICE} if set, otherwise {@code LOCAL_RANK}, which must be a visible GPU. */
@@ -88,8 +91,10 @@ final class NcclTransport implements Transport {
             id = ctx.store().get("nccl/unique-id", ctx.timeout()).orElseThrow(() -> new BootstrapException("bootstrap",
                     ctx.rank(), 0, "rank 0 never published the NCCL unique id"));
         }
-        // non-blocking by default, so that a hung creation can be aborted; JCOLL_NCCL_BLOCKING=1 trades that for latency
-        boolean blocking = ctx.settings().getInt("JCOLL_NCCL_BLOCKING", 0) == 1;
+        // blocking by default: a non-blocking communicator must settle every launch, which costs ~55 us a call
+        // (benchmarks/RESULTS.md); the watchdog still aborts a stuck call. JCOLL_NCCL_BLOCKING=0 makes creation
+        // abortable too, at that price.
+        boolean blocking = ctx.settings().getInt("JCOLL_NCCL_BLOCKING", 1) == 1;
         Nccl comm = Nccl.join(id, ctx.rank(), ctx.size(), deadline, blocking);
         NcclTransport t = new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm, Cuda.createStream());
         t.barrierWord = DeviceBuffer.allocate(device, io.jcoll.DataType.INT32, 1);
@@ -125,14 +130,28 @@ final class NcclTransport implements Transport {
         Cuda.setDevice(device); // the current device is per thread
         if (call.send() instanceof HostBuffer || call.recv() instanceof HostBuffer) {
             // host memory shares one pinned stage, so such calls finish before the next starts
-            staging.run(call, this::launch, deadlineNanos);
+            watchdog.arm(deadlineNanos);
+            try {
+                staging.run(call, this::launch, deadlineNanos);
+            } catch (RuntimeException e) {
+                throw aborted(call, e);
+            } finally {
+                watchdog.disarm();
+            }
             watch(deadlineNanos, call).await(deadlineNanos);
             if (call.recv() instanceof HostBuffer) {
                 staging.finish(call);
             }
             return Completion.DONE;
         }
-        launch(call, address(call.send()), address(call.recv()), deadlineNanos);
+        watchdog.arm(deadlineNanos);
+        try {
+            launch(call, address(call.send()), address(call.recv()), deadlineNanos);
+        } catch (RuntimeException e) {
+            throw aborted(call, e);
+        } finally {
+            watchdog.disarm();
+        }
         return watch(deadlineNanos, call);
     }
 
@@ -147,7 +166,8 @@ final class NcclTransport implements Transport {
             case ALL_REDUCE -> nccl.allReduce(send, recv, n, call.type(), call.reduceOp(), stream, deadline);
             case ALL_GATHER -> nccl.allGather(send, recv, n, call.type(), stream, deadline);
             case REDUCE_SCATTER -> nccl.reduceScatter(send, recv, n, call.type(), call.reduceOp(), stream, deadline);
-            case ALL_TO_ALL -> nccl.allToAll(send, recv, n, call.type(), size, stream, deadline, ncclVersion);
+            case ALL_TO_ALL -> nccl.allToAll(send == recv ? copyOfInput(send, n * size * call.type().size()) : send,
+                    recv, n, call.type(), size, stream, deadline, ncclVersion);
             case BROADCAST -> nccl.broadcast(rank == call.root() ? send : recv, recv, n, call.type(), call.root(), stream, deadline);
             case BARRIER -> nccl.allReduce(barrierWord.address(), barrierWord.address(), 1, io.jcoll.DataType.INT32,
                     io.jcoll.ReduceOp.SUM, stream, deadline);
@@ -157,18 +177,39 @@ final class NcclTransport implements Transport {
         }
     }
 
-    /** Records an event after the call and returns a completion that polls it, NCCL's health and the deadline. */
+    /** Copies an in-place all-to-all's input to scratch, on the stream, so NCCL reads it while the output is written. */
+    private long copyOfInput(long data, long bytes) {
+        if (allToAllInput == null || allToAllInput.byteSize() < bytes) {
+            if (allToAllInput != null) {
+                Cuda.synchronize(stream); // the old scratch may still be read by queued work
+                allToAllInput.close();
+            }
+            allToAllInput = DeviceBuffer.allocate(device, io.jcoll.DataType.INT8, Math.max(bytes, 1));
+        }
+        Cuda.copyDevice(allToAllInput.address(), data, bytes, stream);
+        return allToAllInput.address();
+    }
+
+    /**
+     * A completion that polls a CUDA event, NCCL's health and the deadline. The
+     * event is recorded when first polled, not at launch: it then also covers
+     * calls launched since, which is still correct, and a loop of launches
+     * followed by one wait records one event instead of one per call.
+     */
     private Completion watch(long deadlineNanos, Call call) {
-        CUevent_st event = events[nextEvent];
-        nextEvent = (nextEvent + 1) % events.length;
-        Cuda.record(event, stream);
         return new Completion() {
+            private CUevent_st event;
             private boolean done;
 
             @Override
             public boolean isDone() {
                 if (!done) {
                     Cuda.setDevice(device);
+                    if (event == null) {
+                        event = events[nextEvent];
+                        nextEvent = (nextEvent + 1) % events.length;
+                        Cuda.record(event, stream);
+                    }
                     done = Cuda.done(event);
                 }
                 return done;
@@ -176,23 +217,38 @@ final class NcclTransport implements Transport {
 
             @Override
             public void await(long deadline) {
-                long polls = 0;
-                while (!isDone()) {
-                    if ((++polls & 0xff) == 0) {
-                        health(call);
-                        if (System.nanoTime() - deadline > 0) {
-                            nccl.abort();
-                            throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
-                                    call.describe() + " did not complete within JCOLL_TIMEOUT; the NCCL communicator was "
-                                            + "aborted (a peer may have stopped, died or be in another operation)");
-                        }
-                        if (polls > 100_000) {
-                            Thread.onSpinWait();
+                watchdog.arm(deadline);
+                try {
+                    long polls = 0;
+                    while (!isDone()) {
+                        if ((++polls & 0xff) == 0) {
+                            health(call);
+                            if (System.nanoTime() - deadline > 0) {
+                                nccl.abort();
+                                throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
+                                        call.describe() + " did not complete within JCOLL_TIMEOUT; the NCCL communicator "
+                                                + "was aborted (a peer may have stopped, died or be in another operation)");
+                            }
                         }
                     }
+                } catch (RuntimeException e) {
+                    throw aborted(call, e);
+                } finally {
+                    watchdog.disarm();
                 }
             }
         };
+    }
+
+    /** After the watchdog aborted the communicator, any failure of the waiting thread is reported as what it saw. */
+    private RuntimeException aborted(Call call, RuntimeException e) {
+        String why = watchdog.reason();
+        if (why == null || e instanceof CollectiveTimeoutException || e instanceof PeerFailureException) {
+            return e;
+        }
+        String op = call.operation().label();
+        return watchdog.peerFailure() ? new PeerFailureException(op, rank, JcollException.NONE, call.describe() + ": " + why, e)
+                : new CollectiveTimeoutException(op, rank, JcollException.NONE, call.describe() + ": " + why, e);
     }
 
     /** NCCL's asynchronous error: a peer's failure or a network error shows up here. */
@@ -208,17 +264,22 @@ final class NcclTransport implements Transport {
 
     @Override
     public void abort(Throwable cause) {
+        watchdog.close();
         nccl.abort();
     }
 
     @Override
     public void close() {
+        watchdog.close();
         Cuda.setDevice(device);
         try {
             Cuda.synchronize(stream);
         } finally {
             nccl.close(System.nanoTime() + 10_000_000_000L);
             barrierWord.close();
+            if (allToAllInput != null) {
+                allToAllInput.close();
+            }
             staging.close();
             for (CUevent_st e : events) {
                 Cuda.destroy(e);

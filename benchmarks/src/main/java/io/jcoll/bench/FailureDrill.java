@@ -1,0 +1,61 @@
+package io.jcoll.bench;
+
+import io.jcoll.Communicator;
+import io.jcoll.Jcoll;
+import io.jcoll.ReduceOp;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.launch.Launcher;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A failure drill on any transport: every rank runs AllReduce on 64 MB
+ * (device memory under NCCL) in a loop, and rank VICTIM halts mid-way, as a
+ * SIGKILL would leave it. Each survivor prints what it caught and how long it
+ * took. Run: {@code jcoll launch -n N -- io.jcoll.bench.FailureDrill VICTIM}.
+ */
+public final class FailureDrill {
+
+    private FailureDrill() {
+    }
+
+    public static void main(String[] args) {
+        int victim = args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        if (!Launcher.underLauncher()) {
+            System.exit(Launcher.launch(new Launcher.Plan(2, System.getProperty("java.class.path"),
+                    FailureDrill.class.getName(), List.of(Integer.toString(victim)), Perf.jvmOptions(),
+                    Duration.ofSeconds(120)), System.out, System.err));
+        }
+        try (Communicator comm = Jcoll.fromEnvironment()) {
+            boolean device = comm.transport().name().equals("nccl");
+            Layout.Arenas arenas = Perf.arenas(comm, 64 << 20, io.jcoll.DataType.FLOAT32, device);
+            Layout l = Layout.of(Collective.ALLREDUCE, arenas, io.jcoll.DataType.FLOAT32, 16 << 20, comm.rank(),
+                    comm.size(), true);
+            comm.allReduce(l.send(), l.recv(), l.count(), ReduceOp.SUM);
+            System.out.println("rank " + comm.rank() + " over " + comm.transport().name() + ": all in; rank " + victim
+                    + " halts in 50 ms; timeout " + comm.timeout().toSeconds() + " s");
+            if (comm.rank() == victim) {
+                new Thread(() -> {
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException ignored) {
+                        Thread.currentThread().interrupt();
+                    }
+                    Runtime.getRuntime().halt(42);
+                }).start();
+            }
+            long start = System.nanoTime();
+            try {
+                for (int i = 0; i < 100_000; i++) {
+                    comm.allReduce(l.send(), l.recv(), l.count(), ReduceOp.SUM);
+                }
+                System.out.println("no failure seen");
+            } catch (JcollException e) {
+                System.out.printf("CAUGHT %s peer=%d after %.2f s: %s%n", e.getClass().getSimpleName(), e.peer(),
+                        (System.nanoTime() - start) / 1e9, e.getMessage());
+                System.exit(7);
+            }
+        }
+    }
+}
