@@ -222,6 +222,7 @@ final class NcclTransport implements Transport {
                     long polls = 0;
                     while (!isDone()) {
                         if ((++polls & 0xff) == 0) {
+                            abandonedByWatchdog(call);
                             health(call);
                             if (System.nanoTime() - deadline > 0) {
                                 nccl.abort();
@@ -231,6 +232,8 @@ final class NcclTransport implements Transport {
                             }
                         }
                     }
+                    // an aborted communicator lets its stuck kernels exit, so "done" is not "succeeded"
+                    abandonedByWatchdog(call);
                 } catch (RuntimeException e) {
                     throw aborted(call, e);
                 } finally {
@@ -238,6 +241,12 @@ final class NcclTransport implements Transport {
                 }
             }
         };
+    }
+
+    private void abandonedByWatchdog(Call call) {
+        if (watchdog.reason() != null) {
+            throw aborted(call, new IllegalStateException("aborted by the watchdog"));
+        }
     }
 
     /** After the watchdog aborted the communicator, any failure of the waiting thread is reported as what it saw. */
