@@ -73,7 +73,8 @@ public final class LibraryFinder {
         if (conda != null && !conda.isBlank()) {
             candidates.putIfAbsent(Path.of(conda, "lib", soname), "conda prefix");
         }
-        for (Path site : sitePackages()) {
+        List<Path> sites = sitePackages();
+        for (Path site : sites) {
             for (String sub : wheelSubdirs) {
                 candidates.putIfAbsent(site.resolve("nvidia").resolve(sub).resolve(soname), "NVIDIA Python wheel");
             }
@@ -87,6 +88,9 @@ public final class LibraryFinder {
             if (Files.isRegularFile(c.getKey())) {
                 return new Search(soname, new Found(c.getKey(), c.getValue()), looked);
             }
+        }
+        if (sites.isEmpty()) {
+            looked.add("NVIDIA Python wheels (no Python site-packages under VIRTUAL_ENV, CONDA_PREFIX or /usr)");
         }
         Path cached = fromLinkerCache(soname);
         looked.add("the dynamic linker's cache (ldconfig -p)");
