@@ -130,7 +130,7 @@ public final class Nccl implements AutoCloseable {
     }
 
     public String errorString(int code) {
-        return nccl.ncclGetErrorString(code).getString() + lastError();
+        return nccl.ncclGetErrorString(code).getString() + lastError(comm);
     }
 
     // ---- collectives: enqueue on a stream; completion is the caller's (an event after them)
@@ -223,24 +223,19 @@ public final class Nccl implements AutoCloseable {
         close(System.nanoTime() + 10_000_000_000L);
     }
 
-    private String lastError() {
-        try {
-            String s = nccl.ncclGetLastError(comm).getString();
-            return s == null || s.isBlank() ? "" : " (" + s + ")";
-        } catch (RuntimeException e) {
+    /** NCCL's own account of its last error, in parentheses, or nothing. */
+    private static String lastError(ncclComm comm) {
+        if (comm == null) {
             return "";
         }
+        String s = nccl.ncclGetLastError(comm).getString();
+        return s == null || s.isBlank() ? "" : " (" + s + ")";
     }
 
     private static void check(int result, ncclComm comm, String call, int rank) {
         if (result != 0) {
-            String last = "";
-            if (comm != null) {
-                String s = nccl.ncclGetLastError(comm).getString();
-                last = s == null || s.isBlank() ? "" : " (" + s + ")";
-            }
             throw new NativeCallException(call, rank, call + " failed with NCCL error " + result + ": "
-                    + nccl.ncclGetErrorString(result).getString() + last, result);
+                    + nccl.ncclGetErrorString(result).getString() + lastError(comm), result);
         }
     }
 

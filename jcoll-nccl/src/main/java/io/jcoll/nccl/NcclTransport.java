@@ -191,7 +191,7 @@ final class NcclTransport implements Transport {
     }
 
     /**
-     * A completion that polls a CUDA event, NCCL's health and the deadline. The
+     * A completion that polls a CUDA event while the watchdog guards the deadline and NCCL's health. The
      * event is recorded when first polled, not at launch: it then also covers
      * calls launched since, which is still correct, and a loop of launches
      * followed by one wait records one event instead of one per call.
@@ -219,17 +219,11 @@ final class NcclTransport implements Transport {
             public void await(long deadline) {
                 watchdog.arm(deadline);
                 try {
+                    // the watchdog owns the deadline and NCCL's health; this thread only notices its verdict
                     long polls = 0;
                     while (!isDone()) {
                         if ((++polls & 0xff) == 0) {
                             abandonedByWatchdog(call);
-                            health(call);
-                            if (System.nanoTime() - deadline > 0) {
-                                nccl.abort();
-                                throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
-                                        call.describe() + " did not complete within JCOLL_TIMEOUT; the NCCL communicator "
-                                                + "was aborted (a peer may have stopped, died or be in another operation)");
-                            }
                         }
                     }
                     // an aborted communicator lets its stuck kernels exit, so "done" is not "succeeded"
@@ -258,17 +252,6 @@ final class NcclTransport implements Transport {
         String op = call.operation().label();
         return watchdog.peerFailure() ? new PeerFailureException(op, rank, JcollException.NONE, call.describe() + ": " + why, e)
                 : new CollectiveTimeoutException(op, rank, JcollException.NONE, call.describe() + ": " + why, e);
-    }
-
-    /** NCCL's asynchronous error: a peer's failure or a network error shows up here. */
-    private void health(Call call) {
-        int error = nccl.asyncError();
-        if (error != 0 && error != 7 /* ncclInProgress */) {
-            String text = nccl.errorString(error);
-            nccl.abort();
-            throw new PeerFailureException(call.operation().label(), rank, JcollException.NONE, "NCCL reported error "
-                    + error + " during " + call.describe() + ": " + text + "; a peer probably failed");
-        }
     }
 
     @Override

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# A short check on the GPU host after a change to the NCCL path: the demo (every
+# collective verified on device buffers), 8-byte latency, an All-to-All sweep with
+# its data check, and the failure drill. Same setup as run.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/jcoll-gpu}; mkdir -p "$OUT"
+source .gpu/env.sh
+export NCCL_NVLS_ENABLE=0 JCOLL_TIMEOUT=120s
+N=$(nvidia-smi -L | wc -l)
+step() { echo; echo "=== $*"; }
+{
+  step "demo"; timeout 120 ./jcoll demo -n "$N"
+  step "latency: allreduce 8 bytes"; timeout 120 ./jcoll perf allreduce -n "$N" -b 8 -e 8 -w 5000 -i 2000
+  step "alltoall sweep"; timeout 120 ./jcoll perf alltoall -n "$N" -b 8 -e 256M -f 8 -w 20 -i 20
+  step "failure drill"; JCOLL_TIMEOUT=5s JCOLL_LAUNCH_GRACE=30 timeout 120 ./jcoll launch -n "$N" -- io.jcoll.bench.FailureDrill 1
+} 2>&1 | grep -v "WARNING\|^\[.\] $" | tee "$OUT/smoke.log"
