@@ -47,6 +47,10 @@ step() { echo; echo "=== $*"; }
   timeout 120 ./jcoll perf allgather -n "$N" -b 0 -e 4M -f 16 -w 1 -i 2 -d half | grep -E "Out of bounds|Exception"
   step "host buffers through NCCL (staged through pinned memory)"
   timeout 120 ./jcoll perf allreduce -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory host
+  step "device buffers through the TCP transport (staged a segment at a time)"
+  for op in allreduce alltoall; do
+    JCOLL_TRANSPORT=tcp timeout 120 ./jcoll perf $op -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory device
+  done
   step "failure drill: rank 1 halts mid-AllReduce (JCOLL_TIMEOUT=5s, launcher grace 30 s)"
   JCOLL_TIMEOUT=5s JCOLL_LAUNCH_GRACE=30 timeout 120 ./jcoll launch -n "$N" -- io.jcoll.bench.FailureDrill 1
 } 2>&1 | tee "$OUT/run.log"

@@ -13,5 +13,9 @@ step() { echo; echo "=== $*"; }
   step "demo"; timeout 120 ./jcoll demo -n "$N"
   step "latency: allreduce 8 bytes"; timeout 120 ./jcoll perf allreduce -n "$N" -b 8 -e 8 -w 5000 -i 2000
   step "alltoall sweep"; timeout 120 ./jcoll perf alltoall -n "$N" -b 8 -e 256M -f 8 -w 20 -i 20
+  step "device buffers through the TCP transport (staged a segment at a time)"
+  for op in allreduce alltoall; do
+    JCOLL_TRANSPORT=tcp timeout 120 ./jcoll perf $op -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory device
+  done
   step "failure drill"; JCOLL_TIMEOUT=5s JCOLL_LAUNCH_GRACE=30 timeout 120 ./jcoll launch -n "$N" -- io.jcoll.bench.FailureDrill 1
 } 2>&1 | grep -v "WARNING\|^\[.\] $" | tee "$OUT/smoke.log"

@@ -18,7 +18,7 @@ import java.util.Objects;
  * out views of itself, an array is staged through a caller-supplied buffer a
  * segment at a time, so that no copy of the whole message is ever made.
  */
-public final class HostBuffer implements Buffer {
+public final class HostBuffer implements io.jcoll.spi.StagedAccess {
 
     private final DataType type;
     private final ByteBuffer bytes;   // native-order view of [position, limit); null for arrays
@@ -147,6 +147,7 @@ public final class HostBuffer implements Buffer {
      * Bytes {@code [byteOffset, byteOffset + length)} ready to be read: a view of
      * this buffer, or {@code stage} filled with a copy (cleared, then flipped).
      */
+    @Override
     public ByteBuffer readable(long byteOffset, int length, ByteBuffer stage) {
         checkRange(byteOffset, length);
         if (bytes != null) {
@@ -163,6 +164,7 @@ public final class HostBuffer implements Buffer {
      * buffer, or {@code stage} (cleared, limited to {@code length}). Whatever is
      * written must then be passed to {@link #commit}.
      */
+    @Override
     public ByteBuffer writable(long byteOffset, int length, ByteBuffer stage) {
         checkRange(byteOffset, length);
         if (readOnly) {
@@ -179,6 +181,7 @@ public final class HostBuffer implements Buffer {
      * Completes a {@link #writable} region: copies a staged region into the array;
      * nothing to do for a view. Reads {@code region} from 0 to its limit.
      */
+    @Override
     public void commit(long byteOffset, ByteBuffer region) {
         if (bytes != null) {
             return;

@@ -12,9 +12,11 @@ import java.util.Objects;
  * A buffer in GPU memory: allocated by jcoll ({@link #allocate}, freed by
  * {@link #close()}, with a {@link Cleaner} as a safety net), or memory another
  * framework owns ({@link #wrap}, never freed here). Copies to and from host
- * buffers go through the CUDA runtime.
+ * buffers go through the CUDA runtime. Host-memory transports (TCP) reach it a
+ * segment at a time through {@link io.jcoll.spi.StagedAccess}: each segment is
+ * copied through the transport's stage, so GPU memory works where NCCL does not.
  */
-public final class DeviceBuffer implements Buffer, AutoCloseable {
+public final class DeviceBuffer implements io.jcoll.spi.StagedAccess, AutoCloseable {
 
     private static final Cleaner CLEANER = Cleaner.create();
 
@@ -109,6 +111,50 @@ public final class DeviceBuffer implements Buffer, AutoCloseable {
     @Override
     public boolean sameMemoryAs(Buffer other) {
         return other instanceof DeviceBuffer d && d.address == address && d.device == device;
+    }
+
+    @Override
+    public ByteBuffer readable(long byteOffset, int length, ByteBuffer stage) {
+        checkRange(byteOffset, length);
+        ByteBuffer target = stage != null && stage.isDirect() && stage.capacity() >= length ? stage
+                : ByteBuffer.allocateDirect(length);
+        target.clear().limit(length);
+        Cuda.setDevice(device);
+        var stream = Cuda.stream(0);
+        Cuda.copyToHost(target.duplicate(), address + byteOffset, stream);
+        Cuda.synchronize(stream);
+        return target;
+    }
+
+    @Override
+    public ByteBuffer writable(long byteOffset, int length, ByteBuffer stage) {
+        checkRange(byteOffset, length);
+        ByteBuffer target = stage != null && stage.isDirect() && stage.capacity() >= length ? stage
+                : ByteBuffer.allocateDirect(length);
+        return target.clear().limit(length);
+    }
+
+    @Override
+    public void commit(long byteOffset, ByteBuffer region) {
+        ByteBuffer src = region.duplicate();
+        src.position(0);
+        checkRange(byteOffset, src.remaining());
+        if (src.remaining() == 0) {
+            return;
+        }
+        Cuda.setDevice(device);
+        var stream = Cuda.stream(0);
+        Cuda.copyToDevice(address + byteOffset, direct(src, src.remaining()), stream);
+        Cuda.synchronize(stream);
+    }
+
+    /** Every byte range is checked here, before an address is formed from it. */
+    private void checkRange(long byteOffset, int length) {
+        checkOpen();
+        if (byteOffset < 0 || length < 0 || byteOffset + length > count * type.size()) {
+            throw new IndexOutOfBoundsException("bytes [" + byteOffset + ", " + (byteOffset + length)
+                    + ") outside device buffer " + this);
+        }
     }
 
     /** Copies a host buffer's elements into this buffer (synchronously). */

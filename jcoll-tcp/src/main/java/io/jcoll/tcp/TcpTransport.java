@@ -1,7 +1,7 @@
 package io.jcoll.tcp;
 
 import io.jcoll.Buffer;
-import io.jcoll.HostBuffer;
+import io.jcoll.spi.StagedAccess;
 import io.jcoll.exceptions.BootstrapException;
 import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.JcollException;
@@ -31,6 +31,8 @@ final class TcpTransport implements Transport {
     private final TcpLink link;
     private final AlgorithmContext context;
     private final StallDiagnosis diagnosis;
+    private boolean stagingReported;
+    private static final System.Logger LOG = System.getLogger(TcpTransport.class.getName());
 
     private TcpTransport(TcpLink link, AlgorithmContext context, StallDiagnosis diagnosis) {
         this.link = link;
@@ -85,8 +87,15 @@ final class TcpTransport implements Transport {
 
     @Override
     public String unsupportedReason(Buffer buffer) {
-        return buffer instanceof HostBuffer ? null
-                : "it moves host memory (HostBuffer) only; stage device memory through a host buffer";
+        if (!(buffer instanceof StagedAccess)) {
+            return "it can reach only buffers that offer staged access (host buffers, jcoll device buffers)";
+        }
+        if (buffer.location() == Buffer.Location.DEVICE && !stagingReported) {
+            stagingReported = true;
+            LOG.log(System.Logger.Level.INFO, "GPU buffers on the tcp transport are copied through host memory a "
+                    + "segment at a time (" + context.tuning().segmentBytes() + " bytes): NCCL was not chosen for this job");
+        }
+        return null;
     }
 
     @Override

@@ -1,11 +1,11 @@
 package io.jcoll.tcp.algorithm;
 
-import io.jcoll.HostBuffer;
+import io.jcoll.spi.StagedAccess;
 import io.jcoll.ReduceOp;
 import io.jcoll.spi.Call;
 
 /**
- * Runs a validated call over host buffers by choosing an algorithm: the size
+ * Runs a validated call over buffers reached through {@link StagedAccess} by choosing an algorithm: the size
  * thresholds in {@link Tuning} pick latency- or bandwidth-optimal ones. Written
  * once against {@link io.jcoll.tcp.p2p.PointToPoint}, so any transport that can
  * move bytes between ranks gets every collective from here.
@@ -76,6 +76,6 @@ public final class Collectives {
     }
 
     private static Region region(io.jcoll.Buffer b) {
-        return b == null ? null : new Region((HostBuffer) b, 0);
+        return b == null ? null : new Region((StagedAccess) b, 0);
     }
 }

@@ -1,9 +1,9 @@
 package io.jcoll.tcp.algorithm;
 
-import io.jcoll.HostBuffer;
+import io.jcoll.spi.StagedAccess;
 
-/** A position inside a host buffer, in elements. */
-public record Region(HostBuffer buffer, long element) {
+/** A position inside a buffer the algorithms reach a segment at a time, in elements. */
+public record Region(StagedAccess buffer, long element) {
 
     public long byteOffset(long elementsFurther) {
         return (element + elementsFurther) * buffer.type().size();

@@ -1,0 +1,29 @@
+package io.jcoll.spi;
+
+import io.jcoll.Buffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A buffer whose bytes a host-memory transport can reach a segment at a time:
+ * as views of itself (a byte buffer), or copied through a stage the transport
+ * owns (a Java array, GPU memory). The TCP algorithms use nothing else, so
+ * their scratch stays a few segments whatever the memory is.
+ */
+public interface StagedAccess extends Buffer {
+
+    /**
+     * Bytes {@code [byteOffset, byteOffset + length)} ready to be read from index 0:
+     * a view of this buffer, or {@code stage} filled with a copy.
+     */
+    ByteBuffer readable(long byteOffset, int length, ByteBuffer stage);
+
+    /**
+     * Room for bytes {@code [byteOffset, byteOffset + length)} from index 0: a view,
+     * or {@code stage}; what is written must then go to {@link #commit}.
+     */
+    ByteBuffer writable(long byteOffset, int length, ByteBuffer stage);
+
+    /** Completes a {@link #writable} region (copies a stage into place; nothing for a view). */
+    void commit(long byteOffset, ByteBuffer region);
+}
