@@ -13,7 +13,11 @@ public enum DataType {
     FLOAT16(2, "half", true),
     BFLOAT16(2, "bfloat16", true),
     FLOAT32(4, "float", true),
-    FLOAT64(8, "double", true);
+    FLOAT64(8, "double", true),
+    /** OCP FP8 E4M3 (max 448, no infinity); reduced on NCCL and in Java alike. */
+    FLOAT8_E4M3(1, "f8e4m3", true),
+    /** OCP FP8 E5M2 (IEEE-like, with infinity). */
+    FLOAT8_E5M2(1, "f8e5m2", true);
 
     private final int size;
     private final String ncclName;
@@ -50,6 +54,8 @@ public enum DataType {
             case "bf16": return BFLOAT16;
             case "fp32": case "f32": return FLOAT32;
             case "fp64": case "f64": return FLOAT64;
+            case "fp8e4m3": case "e4m3": return FLOAT8_E4M3;
+            case "fp8e5m2": case "e5m2": return FLOAT8_E5M2;
             default: break;
         }
         for (DataType d : values()) {
@@ -58,7 +64,7 @@ public enum DataType {
             }
         }
         throw new IllegalArgumentException("unknown data type '" + text + "'; expected one of "
-                + "int8, uint8, int32, int64, half, bfloat16, float, double");
+                + "int8, uint8, int32, int64, half, bfloat16, float, double, f8e4m3, f8e5m2");
     }
 
     @Override

@@ -11,7 +11,7 @@ import java.util.Objects;
  * whatever order the buffer itself is set to; its position and limit are not
  * changed by collectives. Arrays map to types as follows: {@code float[]} float32,
  * {@code double[]} float64, {@code int[]} int32, {@code long[]} int64, {@code byte[]}
- * int8 or uint8, {@code short[]} float16 or bfloat16 (the raw 16-bit patterns).
+ * int8, uint8 or fp8, {@code short[]} float16 or bfloat16 (the raw 16-bit patterns).
  *
  * <p>Transports move bytes with the three region methods
  * ({@link #readable}, {@link #writable}, {@link #commit}): a byte buffer hands
@@ -87,10 +87,10 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
         return ofArray(a, a.length, DataType.INT64, from, length);
     }
 
-    /** A {@code byte[]} as {@link DataType#INT8} or {@link DataType#UINT8}. */
+    /** A {@code byte[]} as int8, uint8, or the raw bit patterns of an FP8 type. */
     public static HostBuffer of(byte[] a, DataType type) {
-        if (type != DataType.INT8 && type != DataType.UINT8) {
-            throw new IllegalArgumentException("a byte[] holds int8 or uint8, not " + type);
+        if (type.size() != 1) {
+            throw new IllegalArgumentException("a byte[] holds int8, uint8 or fp8, not " + type);
         }
         return ofArray(a, a.length, type, 0, a.length);
     }

@@ -64,7 +64,14 @@ final class DataCheck {
     /** Elements of this rank's output that are wrong. */
     static long wrong(Collective op, Layout l, DataType t, ReduceOp redop, int rank, int n, int root) {
         long count = l.count();
-        double eps = t == DataType.FLOAT16 ? 0x1p-10 : t == DataType.BFLOAT16 ? 0x1p-7 : t.isFloatingPoint() ? 0x1p-22 : 0;
+        double eps = switch (t) {
+            case FLOAT16 -> 0x1p-10;
+            case BFLOAT16 -> 0x1p-7;
+            case FLOAT8_E4M3 -> 0x1p-3;
+            case FLOAT8_E5M2 -> 0x1p-2;
+            case FLOAT32, FLOAT64 -> 0x1p-22;
+            default -> 0;
+        };
         ByteBuffer out = bytes(l.recv());
         long wrong = 0;
         long elements = l.recv().count();

@@ -23,6 +23,8 @@ public final class Elements {
             case BFLOAT16: b.putShort(byteIndex, HalfFloats.floatToBfloat16((float) x)); break;
             case FLOAT32: b.putFloat(byteIndex, (float) x); break;
             case FLOAT64: b.putDouble(byteIndex, x); break;
+            case FLOAT8_E4M3: b.put(byteIndex, Float8.E4M3.fromFloat((float) x)); break;
+            case FLOAT8_E5M2: b.put(byteIndex, Float8.E5M2.fromFloat((float) x)); break;
             default: throw new IllegalArgumentException("unknown type " + t);
         }
     }
@@ -37,6 +39,8 @@ public final class Elements {
             case BFLOAT16: return HalfFloats.bfloat16ToFloat(b.getShort(byteIndex));
             case FLOAT32: return b.getFloat(byteIndex);
             case FLOAT64: return b.getDouble(byteIndex);
+            case FLOAT8_E4M3: return Float8.E4M3.toFloat(b.get(byteIndex));
+            case FLOAT8_E5M2: return Float8.E5M2.toFloat(b.get(byteIndex));
             default: throw new IllegalArgumentException("unknown type " + t);
         }
     }

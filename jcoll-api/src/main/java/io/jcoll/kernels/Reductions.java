@@ -29,6 +29,8 @@ public final class Reductions {
             case UINT8: int8(op, a, b, dst, count, true); break;
             case FLOAT16: sixteenBit(op, a, b, dst, count, false); break;
             case BFLOAT16: sixteenBit(op, a, b, dst, count, true); break;
+            case FLOAT8_E4M3: eightBit(op, a, b, dst, count, Float8.E4M3); break;
+            case FLOAT8_E5M2: eightBit(op, a, b, dst, count, Float8.E5M2); break;
             default: throw new IllegalArgumentException("no kernel for " + type);
         }
     }
@@ -52,6 +54,11 @@ public final class Reductions {
                     buf.putShort(i * 2, HalfFloats.floatToBfloat16(HalfFloats.bfloat16ToFloat(buf.getShort(i * 2)) / n));
                 }
                 break;
+            case FLOAT8_E4M3: case FLOAT8_E5M2: {
+                Float8 f = type == DataType.FLOAT8_E4M3 ? Float8.E4M3 : Float8.E5M2;
+                for (int i = 0; i < count; i++) buf.put(i, f.fromFloat(f.toFloat(buf.get(i)) / n));
+                break;
+            }
             default: throw new IllegalArgumentException("no kernel for " + type);
         }
     }
@@ -105,6 +112,22 @@ public final class Reductions {
             case MIN: for (int i = 0; i < n; i++) d.put(i, (byte) Math.min(a.get(i) & mask, b.get(i) & mask)); break;
             case MAX: for (int i = 0; i < n; i++) d.put(i, (byte) Math.max(a.get(i) & mask, b.get(i) & mask)); break;
             default: throw new AssertionError(op);
+        }
+    }
+
+    private static void eightBit(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n, Float8 f) {
+        for (int i = 0; i < n; i++) {
+            float x = f.toFloat(a.get(i));
+            float y = f.toFloat(b.get(i));
+            float r;
+            switch (op) {
+                case SUM: case AVG: r = x + y; break;
+                case PROD: r = x * y; break;
+                case MIN: r = Math.min(x, y); break;
+                case MAX: r = Math.max(x, y); break;
+                default: throw new AssertionError(op);
+            }
+            d.put(i, f.fromFloat(r));
         }
     }
 

@@ -4,6 +4,7 @@ import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
 import io.jcoll.kernels.Elements;
+import io.jcoll.kernels.Float8;
 import io.jcoll.kernels.HalfFloats;
 
 import java.nio.ByteBuffer;
@@ -46,6 +47,8 @@ public final class Data {
         switch (t) {
             case FLOAT16: return HalfFloats.halfToFloat(HalfFloats.floatToHalf((float) x));
             case BFLOAT16: return HalfFloats.bfloat16ToFloat(HalfFloats.floatToBfloat16((float) x));
+            case FLOAT8_E4M3: return Float8.E4M3.toFloat(Float8.E4M3.fromFloat((float) x));
+            case FLOAT8_E5M2: return Float8.E5M2.toFloat(Float8.E5M2.fromFloat((float) x));
             case FLOAT32: return (float) x;
             default: return x;
         }
@@ -60,7 +63,7 @@ public final class Data {
                 case FLOAT64: b = HostBuffer.of(new double[count]); break;
                 case INT32: b = HostBuffer.of(new int[count]); break;
                 case INT64: b = HostBuffer.of(new long[count]); break;
-                case INT8: case UINT8: b = HostBuffer.of(new byte[count], t); break;
+                case INT8: case UINT8: case FLOAT8_E4M3: case FLOAT8_E5M2: b = HostBuffer.of(new byte[count], t); break;
                 default: b = HostBuffer.of(new short[count], t); break;
             }
         } else {

@@ -20,6 +20,8 @@ public final class Reference {
             case BFLOAT16: return 0x1p-7;
             case FLOAT32: return 0x1p-23;
             case FLOAT64: return 0x1p-52;
+            case FLOAT8_E4M3: return 0x1p-3;
+            case FLOAT8_E5M2: return 0x1p-2;
             default: return 0;
         }
     }
@@ -67,7 +69,13 @@ public final class Reference {
         }
         int n = inputs.length;
         double eps = epsilon(t);
-        double tiny = t == DataType.FLOAT16 ? 0x1p-24 : t == DataType.BFLOAT16 ? 0x1p-133 : Double.MIN_NORMAL;
+        double tiny = switch (t) {
+            case FLOAT16 -> 0x1p-24;
+            case BFLOAT16 -> 0x1p-133;
+            case FLOAT8_E4M3 -> 0x1p-9;  // the smallest subnormal
+            case FLOAT8_E5M2 -> 0x1p-16;
+            default -> Double.MIN_NORMAL;
+        };
         if (op == ReduceOp.PROD) {
             return (n + 1) * eps * Math.abs(reduce(t, op, inputs, i)) + tiny;
         }

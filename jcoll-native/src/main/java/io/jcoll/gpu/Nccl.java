@@ -250,6 +250,8 @@ public final class Nccl implements AutoCloseable {
             case BFLOAT16 -> nccl.ncclBfloat16;
             case FLOAT32 -> nccl.ncclFloat32;
             case FLOAT64 -> nccl.ncclFloat64;
+            case FLOAT8_E4M3 -> nccl.ncclFloat8e4m3;
+            case FLOAT8_E5M2 -> nccl.ncclFloat8e5m2;
         };
     }
 
