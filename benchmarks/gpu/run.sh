@@ -47,6 +47,13 @@ step() { echo; echo "=== $*"; }
   timeout 120 ./jcoll perf allgather -n "$N" -b 0 -e 4M -f 16 -w 1 -i 2 -d half | grep -E "Out of bounds|Exception"
   step "host buffers through NCCL (staged through pinned memory)"
   timeout 120 ./jcoll perf allreduce -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory host
+  step "example: device buffers on the caller's own stream"
+  timeout 120 ./jcoll launch -n "$N" -- io.jcoll.examples.DeviceAllReduce
+  step "fp8 on NCCL"
+  for case in allreduce:f8e4m3:sum allreduce:f8e5m2:max reducescatter:f8e4m3:avg allgather:f8e5m2:sum; do
+    IFS=: read -r op t o <<< "$case"
+    timeout 120 ./jcoll perf $op -n "$N" -b 0 -e 1M -f 32 -w 1 -i 2 -d $t -o $o | grep -E "Out of bounds|Exception" | sed "s/^/$op $t $o: /"
+  done
   step "device buffers through the TCP transport (staged a segment at a time)"
   for op in allreduce alltoall; do
     JCOLL_TRANSPORT=tcp timeout 120 ./jcoll perf $op -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory device

@@ -40,6 +40,13 @@ public interface Communicator extends AutoCloseable {
     /** The limit on every blocking wait ({@code JCOLL_TIMEOUT}). */
     Duration timeout();
 
+    /**
+     * The transport's own interface, if it offers {@code type}: for example
+     * {@code io.jcoll.nccl.NcclAccess} to read this rank's GPU or to run the
+     * collectives on a CUDA stream of your own.
+     */
+    <T> java.util.Optional<T> unwrap(Class<T> type);
+
     // ---- AllReduce: every rank gets op over every rank's count elements
 
     void allReduce(Buffer send, Buffer recv, long count, ReduceOp op);

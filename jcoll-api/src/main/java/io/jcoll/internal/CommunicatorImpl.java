@@ -69,6 +69,11 @@ public final class CommunicatorImpl implements Communicator {
     @Override public TransportInfo transport() { return info; }
     @Override public Duration timeout() { return timeout; }
 
+    @Override
+    public <T> java.util.Optional<T> unwrap(Class<T> type) {
+        return type.isInstance(transport) ? java.util.Optional.of(type.cast(transport)) : java.util.Optional.empty();
+    }
+
     // ---- operations: each validates under the issue lock, then runs or queues
 
     @Override

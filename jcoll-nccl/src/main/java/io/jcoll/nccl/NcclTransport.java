@@ -27,14 +27,15 @@ import java.nio.ByteBuffer;
  * raises the same exceptions as every other transport. Host buffers are
  * staged through pinned memory and device scratch.
  */
-final class NcclTransport implements Transport {
+final class NcclTransport implements Transport, NcclAccess {
 
     private final int rank;
     private final int size;
     private final int device;
     private final int ncclVersion;
     private final Nccl nccl;
-    private final CUstream_st stream;
+    private final CUstream_st ownStream;
+    private CUstream_st stream;          // the own stream, or one the user chose
     private final CUevent_st[] events = new CUevent_st[64]; // a ring: each wait records the next one
     private int nextEvent;
     private final Watchdog watchdog;
@@ -48,11 +49,12 @@ final class NcclTransport implements Transport {
         this.device = device;
         this.ncclVersion = ncclVersion;
         this.nccl = nccl;
+        this.ownStream = stream;
         this.stream = stream;
         for (int i = 0; i < events.length; i++) {
             events[i] = Cuda.createEvent();
         }
-        this.staging = new HostStaging(device, stream);
+        this.staging = new HostStaging(device, () -> this.stream);
         this.watchdog = new Watchdog(nccl, rank);
     }
 
@@ -104,6 +106,23 @@ final class NcclTransport implements Transport {
     @Override
     public String name() {
         return "nccl";
+    }
+
+    @Override
+    public int device() {
+        return device;
+    }
+
+    @Override
+    public long stream() {
+        return stream.address();
+    }
+
+    @Override
+    public void useStream(long cudaStream) {
+        Cuda.setDevice(device);
+        Cuda.synchronize(stream); // what was queued before keeps its place in the order
+        stream = cudaStream == ownStream.address() ? ownStream : Cuda.stream(cudaStream);
     }
 
     @Override
@@ -276,21 +295,21 @@ final class NcclTransport implements Transport {
             for (CUevent_st e : events) {
                 Cuda.destroy(e);
             }
-            Cuda.destroy(stream);
+            Cuda.destroy(ownStream);
         }
     }
 
     /** Pinned host memory and device scratch for calls on host buffers, grown to the largest call. */
     private static final class HostStaging implements AutoCloseable {
         private final int device;
-        private final CUstream_st stream;
+        private final java.util.function.Supplier<CUstream_st> streams;
         private ByteBuffer pinned;
         private DeviceBuffer sendScratch;
         private DeviceBuffer recvScratch;
 
-        HostStaging(int device, CUstream_st stream) {
+        HostStaging(int device, java.util.function.Supplier<CUstream_st> streams) {
             this.device = device;
-            this.stream = stream;
+            this.streams = streams;
         }
 
         interface Launch {
@@ -299,6 +318,7 @@ final class NcclTransport implements Transport {
 
         /** Copies the host input to the GPU and enqueues the call on scratch. */
         void run(Call call, Launch launch, long deadline) {
+            CUstream_st stream = streams.get();
             long sendBytes = call.send() == null ? 0 : call.send().byteSize();
             long recvBytes = call.recv() == null ? 0 : call.recv().byteSize();
             ensure(Math.max(sendBytes, recvBytes));
