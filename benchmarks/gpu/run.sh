@@ -49,6 +49,8 @@ step() { echo; echo "=== $*"; }
   timeout 120 ./jcoll perf allreduce -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory host
   step "example: device buffers on the caller's own stream"
   timeout 120 ./jcoll launch -n "$N" -- io.jcoll.examples.DeviceAllReduce
+  step "ranks as threads of one JVM, one GPU each"
+  timeout 120 java -cp "$JCOLL_CP" io.jcoll.bench.ThreadRanks "$N"
   step "fp8 on NCCL"
   for case in allreduce:f8e4m3:sum allreduce:f8e5m2:max reducescatter:f8e4m3:avg allgather:f8e5m2:sum; do
     IFS=: read -r op t o <<< "$case"
