@@ -13,15 +13,13 @@ source .gpu/env.sh
 export NCCL_NVLS_ENABLE=0 JCOLL_TIMEOUT=120s
 N=$(nvidia-smi -L | wc -l)
 MAX=${MAX_BYTES:-512M}
-step() { echo; echo "=== $*"; }
+source benchmarks/gpu/steps.sh
 {
   step "machine"; nvidia-smi -L; java -version 2>&1 | head -1
   step "doctor"; timeout 60 ./jcoll doctor
-  step "demo (NCCL, device buffers)"; timeout 120 ./jcoll demo -n "$N"
-  for mode in 1 0; do
-    step "latency: allreduce 8 bytes, long warm-up, JCOLL_NCCL_BLOCKING=$mode"
-    JCOLL_NCCL_BLOCKING=$mode timeout 120 ./jcoll perf allreduce -n "$N" -b 8 -e 8 -w 5000 -i 2000
-  done
+  demo_step
+  latency_step 1
+  latency_step 0
   step "torch latency: allreduce 8 bytes, 2000 iterations"
   timeout 120 python3 benchmarks/gpu/torch_perf.py "$OUT/torch-latency.csv" 8 8 2000
   for op in allreduce allgather reducescatter alltoall; do
@@ -42,24 +40,11 @@ step() { echo; echo "=== $*"; }
     timeout 120 ./jcoll perf allreduce -n "$N" -b 0 -e 1M -f 32 -w 1 -i 2 -d $t -o $o \
       | grep -E "Out of bounds|ERROR|Exception" | sed "s/^/$t $o: /"
   done
-  step "reducescatter and allgather, bfloat16 max/sum"
-  timeout 120 ./jcoll perf reducescatter -n "$N" -b 0 -e 4M -f 16 -w 1 -i 2 -d bfloat16 -o max | grep -E "Out of bounds|Exception"
-  timeout 120 ./jcoll perf allgather -n "$N" -b 0 -e 4M -f 16 -w 1 -i 2 -d half | grep -E "Out of bounds|Exception"
+  fp8_step
   step "host buffers through NCCL (staged through pinned memory)"
   timeout 120 ./jcoll perf allreduce -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory host
-  step "example: device buffers on the caller's own stream"
-  timeout 120 ./jcoll launch -n "$N" -- io.jcoll.examples.DeviceAllReduce
-  step "ranks as threads of one JVM, one GPU each"
-  timeout 120 java -cp "$JCOLL_CP" io.jcoll.bench.ThreadRanks "$N"
-  step "fp8 on NCCL"
-  for case in allreduce:f8e4m3:sum allreduce:f8e5m2:max reducescatter:f8e4m3:avg allgather:f8e5m2:sum; do
-    IFS=: read -r op t o <<< "$case"
-    timeout 120 ./jcoll perf $op -n "$N" -b 0 -e 1M -f 32 -w 1 -i 2 -d $t -o $o | grep -E "Out of bounds|Exception" | sed "s/^/$op $t $o: /"
-  done
-  step "device buffers through the TCP transport (staged a segment at a time)"
-  for op in allreduce alltoall; do
-    JCOLL_TRANSPORT=tcp timeout 120 ./jcoll perf $op -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory device
-  done
-  step "failure drill: rank 1 halts mid-AllReduce (JCOLL_TIMEOUT=5s, launcher grace 30 s)"
-  JCOLL_TIMEOUT=5s JCOLL_LAUNCH_GRACE=30 timeout 120 ./jcoll launch -n "$N" -- io.jcoll.bench.FailureDrill 1
+  example_step
+  thread_ranks_step
+  tcp_device_step
+  drill_step
 } 2>&1 | tee "$OUT/run.log"

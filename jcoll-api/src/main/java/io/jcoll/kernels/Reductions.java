@@ -117,17 +117,7 @@ public final class Reductions {
 
     private static void eightBit(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n, Float8 f) {
         for (int i = 0; i < n; i++) {
-            float x = f.toFloat(a.get(i));
-            float y = f.toFloat(b.get(i));
-            float r;
-            switch (op) {
-                case SUM: case AVG: r = x + y; break;
-                case PROD: r = x * y; break;
-                case MIN: r = Math.min(x, y); break;
-                case MAX: r = Math.max(x, y); break;
-                default: throw new AssertionError(op);
-            }
-            d.put(i, f.fromFloat(r));
+            d.put(i, f.fromFloat(widened(op, f.toFloat(a.get(i)), f.toFloat(b.get(i)))));
         }
     }
 
@@ -135,15 +125,19 @@ public final class Reductions {
         for (int i = 0, j = 0; i < n; i++, j += 2) {
             float x = bfloat ? HalfFloats.bfloat16ToFloat(a.getShort(j)) : HalfFloats.halfToFloat(a.getShort(j));
             float y = bfloat ? HalfFloats.bfloat16ToFloat(b.getShort(j)) : HalfFloats.halfToFloat(b.getShort(j));
-            float r;
-            switch (op) {
-                case SUM: case AVG: r = x + y; break;
-                case PROD: r = x * y; break;
-                case MIN: r = Math.min(x, y); break;
-                case MAX: r = Math.max(x, y); break;
-                default: throw new AssertionError(op);
-            }
+            float r = widened(op, x, y);
             d.putShort(j, bfloat ? HalfFloats.floatToBfloat16(r) : HalfFloats.floatToHalf(r));
+        }
+    }
+
+    /** The narrow float types reduce in float, then round once: correctly rounded for these formats. */
+    private static float widened(ReduceOp op, float x, float y) {
+        switch (op) {
+            case SUM: case AVG: return x + y;
+            case PROD: return x * y;
+            case MIN: return Math.min(x, y);
+            case MAX: return Math.max(x, y);
+            default: throw new AssertionError(op);
         }
     }
 }

@@ -1,0 +1,40 @@
+# The steps the GPU scripts share; sourced by run.sh and smoke.sh (not run by itself).
+# Expects N (GPUs) and OUT; every step is time-limited so one failure cannot eat the lease.
+step() { echo; echo "=== $*"; }
+
+demo_step() { step "demo (NCCL, device buffers)"; timeout 120 ./jcoll demo -n "$N"; }
+
+latency_step() {  # $1: JCOLL_NCCL_BLOCKING
+  step "latency: allreduce 8 bytes, long warm-up, JCOLL_NCCL_BLOCKING=$1"
+  JCOLL_NCCL_BLOCKING=$1 timeout 120 ./jcoll perf allreduce -n "$N" -b 8 -e 8 -w 5000 -i 2000
+}
+
+example_step() {
+  step "example: device buffers on the caller's own stream"
+  timeout 120 ./jcoll launch -n "$N" -- io.jcoll.examples.DeviceAllReduce
+}
+
+thread_ranks_step() {
+  step "ranks as threads of one JVM, one GPU each"
+  timeout 120 java -cp "$JCOLL_CP" io.jcoll.bench.ThreadRanks "$N"
+}
+
+fp8_step() {
+  step "fp8 on NCCL"
+  for case in allreduce:f8e4m3:sum allreduce:f8e5m2:max reducescatter:f8e4m3:avg allgather:f8e5m2:sum; do
+    IFS=: read -r op t o <<< "$case"
+    timeout 120 ./jcoll perf $op -n "$N" -b 0 -e 1M -f 32 -w 1 -i 2 -d $t -o $o | grep -E "Out of bounds|Exception" | sed "s/^/$op $t $o: /"
+  done
+}
+
+tcp_device_step() {
+  step "device buffers through the TCP transport (staged a segment at a time)"
+  for op in allreduce alltoall; do
+    JCOLL_TRANSPORT=tcp timeout 120 ./jcoll perf $op -n "$N" -b 8 -e 64M -f 8 -w 3 -i 10 --memory device
+  done
+}
+
+drill_step() {
+  step "failure drill: rank 1 halts mid-AllReduce (JCOLL_TIMEOUT=5s, launcher grace 30 s)"
+  JCOLL_TIMEOUT=5s JCOLL_LAUNCH_GRACE=30 timeout 120 ./jcoll launch -n "$N" -- io.jcoll.bench.FailureDrill 1
+}
