@@ -12,6 +12,7 @@ import io.jcoll.gpu.GpuRuntime;
 import io.jcoll.gpu.Nccl;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Settings;
+import io.jcoll.spi.StallDiagnosis;
 import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
 import org.bytedeco.cuda.cudart.CUevent_st;
@@ -39,6 +40,7 @@ final class NcclTransport implements Transport, NcclAccess {
     private final CUevent_st[] events = new CUevent_st[64]; // a ring: each wait records the next one
     private int nextEvent;
     private final Watchdog watchdog;
+    private StallDiagnosis diagnosis;   // names the ranks that never reached a collective that timed out
     private final HostStaging staging;
     private DeviceBuffer barrierWord;
     private DeviceBuffer allToAllInput; // NCCL's all-to-all cannot run in place: the input is copied here first
@@ -100,6 +102,7 @@ final class NcclTransport implements Transport, NcclAccess {
         Nccl comm = Nccl.join(id, ctx.rank(), ctx.size(), deadline, blocking);
         NcclTransport t = new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm, Cuda.createStream());
         t.barrierWord = DeviceBuffer.allocate(device, io.jcoll.DataType.INT32, 1);
+        t.diagnosis = new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout());
         return t;
     }
 
@@ -256,21 +259,33 @@ final class NcclTransport implements Transport, NcclAccess {
         };
     }
 
+    /** Signals only; the one caller's catch turns it into the exception, once. */
     private void abandonedByWatchdog(Call call) {
         if (watchdog.reason() != null) {
-            throw aborted(call, new IllegalStateException("aborted by the watchdog"));
+            throw new IllegalStateException("the watchdog aborted " + call.describe());
         }
     }
 
     /** After the watchdog aborted the communicator, any failure of the waiting thread is reported as what it saw. */
     private RuntimeException aborted(Call call, RuntimeException e) {
         String why = watchdog.reason();
-        if (why == null || e instanceof CollectiveTimeoutException || e instanceof PeerFailureException) {
-            return e;
+        RuntimeException failure = e;
+        if (why != null && !(e instanceof CollectiveTimeoutException) && !(e instanceof PeerFailureException)) {
+            String op = call.operation().label();
+            failure = watchdog.peerFailure()
+                    ? new PeerFailureException(op, rank, JcollException.NONE, call.describe() + ": " + why, e)
+                    : new CollectiveTimeoutException(op, rank, JcollException.NONE, call.describe() + ": " + why, e);
         }
-        String op = call.operation().label();
-        return watchdog.peerFailure() ? new PeerFailureException(op, rank, JcollException.NONE, call.describe() + ": " + why, e)
-                : new CollectiveTimeoutException(op, rank, JcollException.NONE, call.describe() + ": " + why, e);
+        if (!call.operation().isCollective() || !(failure instanceof JcollException)) {
+            return failure;
+        }
+        // NCCL cannot say which peer stalled or died; the store can say who never reached this call
+        return failure instanceof CollectiveTimeoutException t ? diagnosis.explain(call, t) : recorded(call, failure);
+    }
+
+    private RuntimeException recorded(Call call, RuntimeException failure) {
+        diagnosis.reached(call);
+        return failure;
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.jcoll.exceptions.BootstrapException;
 import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.spi.Call;
+import io.jcoll.spi.StallDiagnosis;
 import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
 import io.jcoll.tcp.algorithm.AlgorithmContext;

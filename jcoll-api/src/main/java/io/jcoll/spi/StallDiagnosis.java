@@ -1,9 +1,8 @@
-package io.jcoll.tcp;
+package io.jcoll.spi;
 
 import io.jcoll.bootstrap.Store;
 import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.JcollException;
-import io.jcoll.spi.Call;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,14 +16,14 @@ import java.util.List;
  * waits a moment for the others' records, and names the ranks that never
  * reached it.
  */
-final class StallDiagnosis {
+public final class StallDiagnosis {
 
     private final Store store;
     private final int rank;
     private final int size;
     private final Duration patience;
 
-    StallDiagnosis(Store store, int rank, int size, Duration timeout) {
+    public StallDiagnosis(Store store, int rank, int size, Duration timeout) {
         this.store = store;
         this.rank = rank;
         this.size = size;
@@ -33,7 +32,7 @@ final class StallDiagnosis {
     }
 
     /** Records that this rank reached {@code call} and failed in it. Best effort. */
-    void reached(Call call) {
+    public void reached(Call call) {
         try {
             store.set(key(call, rank), new byte[] {1});
         } catch (RuntimeException ignored) {
@@ -42,7 +41,7 @@ final class StallDiagnosis {
     }
 
     /** The timeout restated in terms of the ranks that never reached the collective, or the original if all did. */
-    JcollException explain(Call call, CollectiveTimeoutException timeout) {
+    public JcollException explain(Call call, CollectiveTimeoutException timeout) {
         reached(call);
         List<Integer> absent = new ArrayList<>();
         long deadline = System.nanoTime() + patience.toNanos();
@@ -64,6 +63,6 @@ final class StallDiagnosis {
     }
 
     private static String key(Call call, int rank) {
-        return "tcp/failed-in/" + call.sequence() + "/" + rank;
+        return "failed-in/" + call.sequence() + "/" + rank;
     }
 }
