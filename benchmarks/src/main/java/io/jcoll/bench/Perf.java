@@ -5,7 +5,9 @@ import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.Jcoll;
 import io.jcoll.ReduceOp;
+import io.jcoll.gpu.GpuRuntime;
 import io.jcoll.launch.Launcher;
+import io.jcoll.spi.Settings;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -116,13 +118,13 @@ public final class Perf {
         return totalWrong;
     }
 
-    /** Host arenas, or arenas on this rank's GPU (JCOLL_DEVICE, else LOCAL_RANK: the NCCL transport's rule). */
+    /** Host arenas, or arenas on this rank's GPU (the one the NCCL transport would use). */
     static Layout.Arenas arenas(Communicator comm, long maxBytes, DataType type, boolean device) {
         if (!device) {
             return Layout.Arenas.host(maxBytes, type);
         }
-        String forced = System.getenv("JCOLL_DEVICE");
-        int gpu = forced != null && !forced.isBlank() ? Integer.parseInt(forced.trim()) : comm.localRank();
+        int gpu = GpuRuntime.deviceFor(Settings.fromEnvironment(), comm.localRank(),
+                GpuRuntime.require("perf", comm.rank()).devices());
         return Layout.Arenas.device(maxBytes, type, gpu);
     }
 

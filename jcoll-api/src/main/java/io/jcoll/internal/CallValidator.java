@@ -87,6 +87,16 @@ final class CallValidator {
         return new Call(o, rank == root ? send : null, recv, count, recv.type(), null, root, seq, inPlace);
     }
 
+    /** This rank's block of an in-place buffer (allGather, reduceScatter), once it is known to hold size * count. */
+    Buffer ownBlock(Operation o, Buffer data, long count) {
+        if (data == null) {
+            throw invalid(o, "data buffer is null");
+        }
+        requireCount(o, count);
+        capacity(o, "data", data, times(o, count), "size * count = " + size + " * " + count);
+        return data.slice(rank * count, count);
+    }
+
     Call barrier(long seq) {
         return new Call(Operation.BARRIER, null, null, 0, DataType.INT8, null, -1, seq, false);
     }

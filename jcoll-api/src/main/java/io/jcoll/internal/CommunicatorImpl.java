@@ -10,6 +10,7 @@ import io.jcoll.exceptions.CommunicatorClosedException;
 import io.jcoll.exceptions.InvalidArgumentException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.spi.Call;
+import io.jcoll.spi.Operation;
 import io.jcoll.spi.Transport;
 
 import java.time.Duration;
@@ -93,25 +94,12 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void allGather(Buffer data, long count) {
-        allGather(ownBlock("allGather", data, count), data, count);
+        allGather(validator.ownBlock(Operation.ALL_GATHER, data, count), data, count);
     }
 
     @Override
     public void reduceScatter(Buffer data, long count, ReduceOp op) {
-        reduceScatter(data, ownBlock("reduceScatter", data, count), count, op);
-    }
-
-    /** This rank's block of an in-place buffer, once the buffer is known to hold size * count. */
-    private Buffer ownBlock(String operation, Buffer data, long count) {
-        if (data == null) {
-            throw new InvalidArgumentException(operation, rank, JcollException.NONE, "data buffer is null");
-        }
-        if (count < 0 || count > data.count() / size) {
-            throw new InvalidArgumentException(operation, rank, JcollException.NONE, "in place, the buffer holds "
-                    + data.count() + " " + data.type() + " elements but size * count = " + size + " * " + count
-                    + " are needed");
-        }
-        return data.slice(rank * count, count);
+        reduceScatter(data, validator.ownBlock(Operation.REDUCE_SCATTER, data, count), count, op);
     }
 
     @Override

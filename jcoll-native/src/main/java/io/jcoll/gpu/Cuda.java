@@ -88,6 +88,20 @@ public final class Cuda {
                         + " on current GPU " + currentDeviceOrUnknown() + ")");
     }
 
+    /** Copies device memory into a direct buffer's remaining bytes and waits for it (legacy default stream). */
+    public static void copyToHostNow(ByteBuffer dst, long src) {
+        CUstream_st legacy = stream(0);
+        copyToHost(dst, src, legacy);
+        synchronize(legacy);
+    }
+
+    /** Copies a direct buffer's remaining bytes into device memory and waits for it (legacy default stream). */
+    public static void copyToDeviceNow(long dst, ByteBuffer src) {
+        CUstream_st legacy = stream(0);
+        copyToDevice(dst, src, legacy);
+        synchronize(legacy);
+    }
+
     public static void copyDevice(long dst, long src, long bytes, CUstream_st stream) {
         check(cudart.cudaMemcpyAsync(Pointers.at(dst), Pointers.at(src), bytes, cudart.cudaMemcpyDefault, stream),
                 "cudaMemcpyAsync(device to device, " + bytes + " bytes)");

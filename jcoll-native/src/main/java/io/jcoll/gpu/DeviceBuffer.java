@@ -116,36 +116,39 @@ public final class DeviceBuffer implements io.jcoll.spi.StagedAccess, AutoClosea
     @Override
     public ByteBuffer readable(long byteOffset, int length, ByteBuffer stage) {
         checkRange(byteOffset, length);
-        ByteBuffer target = stage != null && stage.isDirect() && stage.capacity() >= length ? stage
-                : ByteBuffer.allocateDirect(length);
-        target.clear().limit(length);
+        ByteBuffer target = directStage(stage, length);
         Cuda.setDevice(device);
-        var stream = Cuda.stream(0);
-        Cuda.copyToHost(target.duplicate(), address + byteOffset, stream);
-        Cuda.synchronize(stream);
+        Cuda.copyToHostNow(target.duplicate(), address + byteOffset);
         return target;
     }
 
     @Override
     public ByteBuffer writable(long byteOffset, int length, ByteBuffer stage) {
         checkRange(byteOffset, length);
-        ByteBuffer target = stage != null && stage.isDirect() && stage.capacity() >= length ? stage
-                : ByteBuffer.allocateDirect(length);
-        return target.clear().limit(length);
+        return directStage(stage, length);
     }
 
     @Override
     public void commit(long byteOffset, ByteBuffer region) {
         ByteBuffer src = region.duplicate();
         src.position(0);
-        checkRange(byteOffset, src.remaining());
-        if (src.remaining() == 0) {
+        int length = src.remaining();
+        checkRange(byteOffset, length);
+        if (length == 0) {
             return;
         }
+        if (!src.isDirect()) { // CUDA reads host memory by address
+            src = directStage(null, length).put(0, src, 0, length);
+        }
         Cuda.setDevice(device);
-        var stream = Cuda.stream(0);
-        Cuda.copyToDevice(address + byteOffset, direct(src, src.remaining()), stream);
-        Cuda.synchronize(stream);
+        Cuda.copyToDeviceNow(address + byteOffset, src);
+    }
+
+    /** {@code stage} if it is direct and large enough, else a new direct buffer; cleared and limited to {@code length}. */
+    private static ByteBuffer directStage(ByteBuffer stage, int length) {
+        ByteBuffer target = stage != null && stage.isDirect() && stage.capacity() >= length ? stage
+                : ByteBuffer.allocateDirect(length);
+        return target.clear().limit(length);
     }
 
     /** Every byte range is checked here, before an address is formed from it. */
@@ -157,52 +160,29 @@ public final class DeviceBuffer implements io.jcoll.spi.StagedAccess, AutoClosea
         }
     }
 
-    /** Copies a host buffer's elements into this buffer (synchronously). */
+    /** Copies a host buffer's elements into the start of this buffer (synchronously). */
     public void copyFrom(HostBuffer src) {
-        transfer(src, true);
+        int bytes = fitting(src);
+        commit(0, src.readable(0, bytes, src.isByteAddressable() ? null : ByteBuffer.allocateDirect(bytes)));
     }
 
     /** Copies this buffer's first {@code dst.count()} elements into a host buffer (synchronously). */
     public void copyTo(HostBuffer dst) {
-        transfer(dst, false);
+        int bytes = fitting(dst);
+        ByteBuffer into = dst.writable(0, bytes, dst.isByteAddressable() ? null : ByteBuffer.allocateDirect(bytes));
+        ByteBuffer landed = readable(0, bytes, into); // straight into the host memory when it is direct
+        if (landed != into) {
+            into.put(0, landed, 0, bytes);
+        }
+        dst.commit(0, into);
     }
 
-    private void transfer(HostBuffer host, boolean toDevice) {
+    private int fitting(HostBuffer host) {
         checkOpen();
         if (host.type().size() != type.size() || host.count() > count) {
             throw new IllegalArgumentException("host buffer " + host + " does not fit device buffer " + this);
         }
-        int bytes = (int) host.byteSize();
-        if (bytes == 0) {
-            return;
-        }
-        Cuda.setDevice(device);
-        ByteBuffer stage = host.isByteAddressable() ? null : ByteBuffer.allocateDirect(bytes);
-        var stream = Cuda.stream(0);
-        if (toDevice) {
-            ByteBuffer src = host.readable(0, bytes, stage);
-            Cuda.copyToDevice(address, direct(src, bytes), stream);
-        } else {
-            ByteBuffer dst = host.writable(0, bytes, stage);
-            ByteBuffer target = dst.isDirect() ? dst : ByteBuffer.allocateDirect(bytes);
-            Cuda.copyToHost(target.duplicate().clear().limit(bytes), address, stream);
-            Cuda.synchronize(stream);
-            if (target != dst) {
-                dst.put(0, target, 0, bytes);
-            }
-            host.commit(0, dst);
-            return;
-        }
-        Cuda.synchronize(stream);
-    }
-
-    private static ByteBuffer direct(ByteBuffer b, int bytes) {
-        if (b.isDirect()) {
-            return b.duplicate().position(0).limit(bytes);
-        }
-        ByteBuffer d = ByteBuffer.allocateDirect(bytes);
-        d.put(0, b, 0, bytes);
-        return d;
+        return (int) host.byteSize();
     }
 
     private void checkOpen() {

@@ -54,6 +54,25 @@ public final class GpuRuntime {
         return s;
     }
 
+    /**
+     * The GPU a rank uses: {@code JCOLL_DEVICE} if set, otherwise its local rank, which must be a
+     * visible GPU (one rank per GPU). Throws {@link IllegalArgumentException} saying why not.
+     */
+    public static int deviceFor(io.jcoll.spi.Settings settings, int localRank, int devices) {
+        int chosen = settings.getInt("JCOLL_DEVICE", -1);
+        if (chosen >= 0) {
+            if (chosen >= devices) {
+                throw new IllegalArgumentException("JCOLL_DEVICE=" + chosen + " but only " + devices + " GPU(s) are visible");
+            }
+            return chosen;
+        }
+        if (localRank >= devices) {
+            throw new IllegalArgumentException("LOCAL_RANK " + localRank + " has no GPU of its own: only " + devices
+                    + " are visible (one rank per GPU)");
+        }
+        return localRank;
+    }
+
     private static Status load(LibraryFinder finder) {
         LibraryFinder.Search cudartSearch = finder.find("libcudart.so.13", "JCOLL_CUDART_LIBRARY",
                 List.of("cu13/lib", "cuda_runtime/lib"));

@@ -11,7 +11,6 @@ import io.jcoll.gpu.DeviceBuffer;
 import io.jcoll.gpu.GpuRuntime;
 import io.jcoll.gpu.Nccl;
 import io.jcoll.spi.Call;
-import io.jcoll.spi.Settings;
 import io.jcoll.spi.StallDiagnosis;
 import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
@@ -22,11 +21,11 @@ import java.nio.ByteBuffer;
 
 /**
  * Collectives through NCCL, one rank per GPU. Device buffers are handed to
- * NCCL as they are, enqueued on this communicator's stream; completion is a
- * CUDA event, polled together with NCCL's asynchronous error and the
- * deadline, so that a dead peer or a hang aborts the NCCL communicator and
- * raises the same exceptions as every other transport. Host buffers are
- * staged through pinned memory and device scratch.
+ * NCCL as they are, enqueued on this communicator's stream (or the caller's);
+ * completion is a CUDA event. A {@link Watchdog} thread guards every launch and
+ * wait: past the deadline or on NCCL's asynchronous error it aborts the NCCL
+ * communicator, and the waiting thread raises the same exceptions as every
+ * other transport. Host buffers are staged through pinned memory and device scratch.
  */
 final class NcclTransport implements Transport, NcclAccess {
 
@@ -40,12 +39,13 @@ final class NcclTransport implements Transport, NcclAccess {
     private final CUevent_st[] events = new CUevent_st[64]; // a ring: each wait records the next one
     private int nextEvent;
     private final Watchdog watchdog;
-    private StallDiagnosis diagnosis;   // names the ranks that never reached a collective that timed out
+    private final StallDiagnosis diagnosis; // names the ranks that never reached a collective that timed out
     private final HostStaging staging;
-    private DeviceBuffer barrierWord;
+    private final DeviceBuffer barrierWord;
     private DeviceBuffer allToAllInput; // NCCL's all-to-all cannot run in place: the input is copied here first
 
-    private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream) {
+    private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream,
+                          StallDiagnosis diagnosis) {
         this.rank = rank;
         this.size = size;
         this.device = device;
@@ -58,23 +58,8 @@ final class NcclTransport implements Transport, NcclAccess {
         }
         this.staging = new HostStaging(device, () -> this.stream);
         this.watchdog = new Watchdog(nccl, rank);
-    }
-
-    /** The GPU a rank uses: {@code JCOLL_DEVICE} if set, otherwise {@code LOCAL_RANK}, which must be a visible GPU. */
-    static int deviceFor(Settings settings, int devices) {
-        int chosen = settings.getInt("JCOLL_DEVICE", -1);
-        if (chosen >= 0) {
-            if (chosen >= devices) {
-                throw new IllegalArgumentException("JCOLL_DEVICE=" + chosen + " but only " + devices + " GPU(s) are visible");
-            }
-            return chosen;
-        }
-        int local = settings.getInt("LOCAL_RANK", settings.getInt("RANK", 0));
-        if (local >= devices) {
-            throw new IllegalArgumentException("LOCAL_RANK " + local + " has no GPU of its own: only " + devices
-                    + " are visible (one rank per GPU)");
-        }
-        return local;
+        this.diagnosis = diagnosis;
+        this.barrierWord = DeviceBuffer.allocate(device, io.jcoll.DataType.INT32, 1);
     }
 
     static NcclTransport open(TransportContext ctx) {
@@ -82,7 +67,7 @@ final class NcclTransport implements Transport, NcclAccess {
         long deadline = System.nanoTime() + ctx.timeout().toNanos();
         int device;
         try {
-            device = deviceFor(ctx.settings().with("JCOLL_LOCAL_RANK", Integer.toString(ctx.localRank())), status.devices());
+            device = GpuRuntime.deviceFor(ctx.settings(), ctx.localRank(), status.devices());
         } catch (IllegalArgumentException e) {
             throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE, e.getMessage());
         }
@@ -95,15 +80,13 @@ final class NcclTransport implements Transport, NcclAccess {
             id = ctx.store().get("nccl/unique-id", ctx.timeout()).orElseThrow(() -> new BootstrapException("bootstrap",
                     ctx.rank(), 0, "rank 0 never published the NCCL unique id"));
         }
-        // blocking by default: a non-blocking communicator must settle every launch, which costs ~55 us a call
-        // (benchmarks/RESULTS.md); the watchdog still aborts a stuck call. JCOLL_NCCL_BLOCKING=0 makes creation
-        // abortable too, at that price.
+        // blocking by default: a non-blocking communicator must settle every launch, 56-71 us a small call against
+        // 10-14 us (benchmarks/RESULTS.md); the watchdog still aborts a stuck call. JCOLL_NCCL_BLOCKING=0 makes
+        // creation abortable too, at that price.
         boolean blocking = ctx.settings().getInt("JCOLL_NCCL_BLOCKING", 1) == 1;
         Nccl comm = Nccl.join(id, ctx.rank(), ctx.size(), deadline, blocking);
-        NcclTransport t = new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm, Cuda.createStream());
-        t.barrierWord = DeviceBuffer.allocate(device, io.jcoll.DataType.INT32, 1);
-        t.diagnosis = new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout());
-        return t;
+        return new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm, Cuda.createStream(),
+                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()));
     }
 
     @Override
@@ -152,29 +135,27 @@ final class NcclTransport implements Transport, NcclAccess {
         Cuda.setDevice(device); // the current device is per thread
         if (call.send() instanceof HostBuffer || call.recv() instanceof HostBuffer) {
             // host memory shares one pinned stage, so such calls finish before the next starts
-            watchdog.arm(deadlineNanos);
-            try {
-                staging.run(call, this::launch, deadlineNanos);
-            } catch (RuntimeException e) {
-                throw aborted(call, e);
-            } finally {
-                watchdog.disarm();
-            }
+            guarded(call, deadlineNanos, () -> staging.run(call, this::launch, deadlineNanos));
             watch(deadlineNanos, call).await(deadlineNanos);
             if (call.recv() instanceof HostBuffer) {
                 staging.finish(call);
             }
             return Completion.DONE;
         }
+        guarded(call, deadlineNanos, () -> launch(call, address(call.send()), address(call.recv()), deadlineNanos));
+        return watch(deadlineNanos, call);
+    }
+
+    /** Runs native work with the watchdog armed, so a launch that blocks on a dead peer is aborted. */
+    private void guarded(Call call, long deadlineNanos, Runnable work) {
         watchdog.arm(deadlineNanos);
         try {
-            launch(call, address(call.send()), address(call.recv()), deadlineNanos);
+            work.run();
         } catch (RuntimeException e) {
             throw aborted(call, e);
         } finally {
             watchdog.disarm();
         }
-        return watch(deadlineNanos, call);
     }
 
     private static long address(Buffer b) {

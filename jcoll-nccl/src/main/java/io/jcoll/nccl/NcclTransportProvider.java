@@ -34,7 +34,7 @@ public final class NcclTransportProvider implements TransportProvider {
         }
         int device;
         try {
-            device = NcclTransport.deviceFor(settings, s.devices());
+            device = GpuRuntime.deviceFor(settings, settings.getInt("LOCAL_RANK", settings.getInt("RANK", 0)), s.devices());
         } catch (IllegalArgumentException e) {
             return Availability.unusable(e.getMessage());
         }

@@ -5,7 +5,6 @@ import io.jcoll.tcp.it.DyingRankMain;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,9 +64,5 @@ class MultiProcessTest {
             }
         }
         assertEquals(3, survivors, text);
-    }
-
-    static String read(Path p) throws IOException {
-        return Files.readString(p);
     }
 }
