@@ -29,6 +29,30 @@ public record Call(Operation operation, Buffer send, Buffer recv, long count, Da
         return count * type.size();
     }
 
+    /** Elements of the input this call reads on a rank of a {@code size}-rank group (0 without an input). */
+    public long sendElements(int size) {
+        if (send == null) {
+            return 0;
+        }
+        return switch (operation) {
+            case REDUCE_SCATTER, ALL_TO_ALL -> count * size;
+            case BARRIER, RECV -> 0;
+            default -> count;
+        };
+    }
+
+    /** Elements of the output this call writes on a rank of a {@code size}-rank group (0 without an output). */
+    public long recvElements(int size) {
+        if (recv == null) {
+            return 0;
+        }
+        return switch (operation) {
+            case ALL_GATHER, ALL_TO_ALL -> count * size;
+            case BARRIER, SEND -> 0;
+            default -> count;
+        };
+    }
+
     /** A short description for messages: {@code allReduce #12 (1000 x float32, sum)}. */
     public String describe() {
         StringBuilder b = new StringBuilder(operation.label());

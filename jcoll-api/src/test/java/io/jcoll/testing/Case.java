@@ -14,6 +14,8 @@ import java.util.List;
  * and checks that rank's result against the double-precision reference built
  * from every rank's inputs (regenerated from their seeds); it returns the
  * result so that callers can also check that all ranks agree bit for bit.
+ * Every buffer is a few elements longer than the call needs, and those
+ * trailing elements must come back untouched.
  */
 public record Case(Operation operation, DataType type, ReduceOp op, int count, boolean inPlace, Data.Kind kind,
                    int root, long id) {
@@ -31,6 +33,26 @@ public record Case(Operation operation, DataType type, ReduceOp op, int count, b
         return in;
     }
 
+    /** Elements past what the call uses, in every buffer; they must not change. */
+    private static final int TAIL = 3;
+
+    /** A buffer of {@code used} elements (the values, or garbage) followed by the untouchable tail. */
+    private HostBuffer buffer(int used, double[] values) {
+        double[] all = java.util.Arrays.copyOf(values == null ? garbage(used) : values, used + TAIL);
+        java.util.Arrays.fill(all, used, used + TAIL, garbage(1)[0]);
+        return Data.buffer(type, kind, used + TAIL, all);
+    }
+
+    private void tailIntact(String what, HostBuffer b, int used) {
+        double[] all = Data.read(b, used + TAIL);
+        for (int i = used; i < used + TAIL; i++) {
+            if (Double.compare(all[i], garbage(1)[0]) != 0) {
+                throw new AssertionError(what + ": element " + i + " lies past the " + used
+                        + " the call uses, and was overwritten with " + all[i]);
+            }
+        }
+    }
+
     public double[] run(Ops ops) {
         int n = ops.size();
         int rank = ops.rank();
@@ -39,68 +61,71 @@ public record Case(Operation operation, DataType type, ReduceOp op, int count, b
         String what = this + " on rank " + rank + " of " + n;
         switch (operation) {
             case ALL_REDUCE -> {
-                HostBuffer send = Data.buffer(type, kind, count, mine);
-                HostBuffer recv = inPlace ? send : Data.buffer(type, kind, count, garbage(count));
+                HostBuffer send = buffer(count, mine);
+                HostBuffer recv = inPlace ? send : buffer(count, null);
                 ops.allReduce(send, recv, count, op);
                 double[] out = Data.read(recv, count);
                 Verify.reduced(what, type, op, in, out, 0);
                 if (!inPlace) {
                     Verify.equal(what + " (send buffer untouched)", mine, 0, Data.read(send, count), 0, count);
                 }
+                tailIntact(what, recv, count);
                 return out;
             }
             case ALL_GATHER -> {
-                HostBuffer recv = Data.buffer(type, kind, count * n, garbage(count * n));
+                HostBuffer recv = buffer(count * n, null);
                 HostBuffer send;
                 if (inPlace) {
                     send = recv.slice((long) rank * count, count);
                     Data.write(send, mine);
                 } else {
-                    send = Data.buffer(type, kind, count, mine);
+                    send = buffer(count, mine);
                 }
                 ops.allGather(send, recv, count);
                 double[] out = Data.read(recv, count * n);
                 for (int r = 0; r < n; r++) {
                     Verify.equal(what + " block " + r, in[r], 0, out, r * count, count);
                 }
+                tailIntact(what, recv, count * n);
                 return out;
             }
             case REDUCE_SCATTER -> {
-                HostBuffer send = Data.buffer(type, kind, count * n, mine);
-                HostBuffer recv = inPlace ? send.slice((long) rank * count, count)
-                        : Data.buffer(type, kind, count, garbage(count));
+                HostBuffer send = buffer(count * n, mine);
+                HostBuffer recv = inPlace ? send.slice((long) rank * count, count) : buffer(count, null);
                 ops.reduceScatter(send, recv, count, op);
                 double[] out = Data.read(recv, count);
                 Verify.reduced(what, type, op, in, out, rank * count);
+                tailIntact(what, inPlace ? send : recv, inPlace ? count * n : count);
                 return out;
             }
             case ALL_TO_ALL -> {
-                HostBuffer send = Data.buffer(type, kind, count * n, mine);
-                HostBuffer recv = inPlace ? send : Data.buffer(type, kind, count * n, garbage(count * n));
+                HostBuffer send = buffer(count * n, mine);
+                HostBuffer recv = inPlace ? send : buffer(count * n, null);
                 ops.allToAll(send, recv, count);
                 double[] out = Data.read(recv, count * n);
                 for (int p = 0; p < n; p++) {
                     Verify.equal(what + " block from rank " + p, in[p], rank * count, out, p * count, count);
                 }
+                tailIntact(what, recv, count * n);
                 return out;
             }
             case BROADCAST -> {
-                HostBuffer send = rank == root ? Data.buffer(type, kind, count, mine) : null;
-                HostBuffer recv = inPlace ? (rank == root ? send : Data.buffer(type, kind, count, garbage(count)))
-                        : Data.buffer(type, kind, count, garbage(count));
+                HostBuffer send = rank == root ? buffer(count, mine) : null;
+                HostBuffer recv = inPlace && rank == root ? send : buffer(count, null);
                 ops.broadcast(send, recv, count, root);
                 double[] out = Data.read(recv, count);
                 Verify.equal(what, in[root], 0, out, 0, count);
+                tailIntact(what, recv, count);
                 return out;
             }
             default -> throw new IllegalArgumentException(operation.toString());
         }
     }
 
-    /** Values that are never a correct result, to prove every output element was written. */
+    /** Values that are never a correct result, to prove every output element was written; exact in every type. */
     private double[] garbage(int length) {
         double[] g = new double[length];
-        double v = type.isFloatingPoint() ? 99 : (type == DataType.UINT8 ? 177 : 77);
+        double v = type.isFloatingPoint() ? 96 : (type == DataType.UINT8 ? 177 : 77);
         java.util.Arrays.fill(g, v);
         return g;
     }

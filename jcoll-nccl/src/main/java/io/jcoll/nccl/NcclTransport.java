@@ -56,7 +56,7 @@ final class NcclTransport implements Transport, NcclAccess {
         for (int i = 0; i < events.length; i++) {
             events[i] = Cuda.createEvent();
         }
-        this.staging = new HostStaging(device, () -> this.stream);
+        this.staging = new HostStaging(device, size, () -> this.stream);
         this.watchdog = new Watchdog(nccl, rank);
         this.diagnosis = diagnosis;
         this.barrierWord = DeviceBuffer.allocate(device, io.jcoll.DataType.INT32, 1);
@@ -298,13 +298,15 @@ final class NcclTransport implements Transport, NcclAccess {
     /** Pinned host memory and device scratch for calls on host buffers, grown to the largest call. */
     private static final class HostStaging implements AutoCloseable {
         private final int device;
+        private final int size;
         private final java.util.function.Supplier<CUstream_st> streams;
         private ByteBuffer pinned;
         private DeviceBuffer sendScratch;
         private DeviceBuffer recvScratch;
 
-        HostStaging(int device, java.util.function.Supplier<CUstream_st> streams) {
+        HostStaging(int device, int size, java.util.function.Supplier<CUstream_st> streams) {
             this.device = device;
+            this.size = size;
             this.streams = streams;
         }
 
@@ -315,8 +317,9 @@ final class NcclTransport implements Transport, NcclAccess {
         /** Copies the host input to the GPU and enqueues the call on scratch. */
         void run(Call call, Launch launch, long deadline) {
             CUstream_st stream = streams.get();
-            long sendBytes = call.send() == null ? 0 : call.send().byteSize();
-            long recvBytes = call.recv() == null ? 0 : call.recv().byteSize();
+            // what the call touches, not the buffers' capacity: bytes past it are the user's and stay as they are
+            long sendBytes = call.sendElements(size) * call.type().size();
+            long recvBytes = call.recvElements(size) * call.type().size();
             ensure(Math.max(sendBytes, recvBytes));
             // on the GPU the call runs out of place: the copy back to the host buffer makes it in place there
             long send = sendScratch.address();
@@ -339,7 +342,7 @@ final class NcclTransport implements Transport, NcclAccess {
         /** After the stream finished: copies the result from pinned memory into the host output. */
         void finish(Call call) {
             HostBuffer out = (HostBuffer) call.recv();
-            int bytes = (int) out.byteSize();
+            int bytes = (int) (call.recvElements(size) * call.type().size());
             if (bytes == 0) {
                 return;
             }
