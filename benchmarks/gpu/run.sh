@@ -7,13 +7,8 @@
 # in the same run and the ratio table; the socket path (P2P and SHM off);
 # correctness sweeps over other types and reduce ops; host buffers staged.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/jcoll-gpu}; mkdir -p "$OUT"
-source .gpu/env.sh
-export NCCL_NVLS_ENABLE=0 JCOLL_TIMEOUT=120s
-N=$(nvidia-smi -L | wc -l)
+source "$(dirname "$0")/steps.sh"
 MAX=${MAX_BYTES:-512M}
-source benchmarks/gpu/steps.sh
 {
   step "machine"; nvidia-smi -L; java -version 2>&1 | head -1
   step "doctor"; timeout 60 ./jcoll doctor

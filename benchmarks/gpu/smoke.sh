@@ -3,12 +3,7 @@
 # latency, an All-to-All sweep with its data check, the user-stream example, thread
 # ranks, fp8, device buffers over TCP, and the failure drill. Same setup as run.sh.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/jcoll-gpu}; mkdir -p "$OUT"
-source .gpu/env.sh
-source benchmarks/gpu/steps.sh
-export NCCL_NVLS_ENABLE=0 JCOLL_TIMEOUT=120s
-N=$(nvidia-smi -L | wc -l)
+source "$(dirname "$0")/steps.sh"
 {
   demo_step
   latency_step 1

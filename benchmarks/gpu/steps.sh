@@ -1,5 +1,13 @@
-# The steps the GPU scripts share; sourced by run.sh and smoke.sh (not run by itself).
-# Expects N (GPUs) and OUT; every step is time-limited so one failure cannot eat the lease.
+# What the GPU scripts share; each sources this first (it is not run by itself). It moves to
+# the repository root and sets OUT (where results go), the bundled runtime, NCCL_NVLS_ENABLE=0
+# (never NVLink multicast on the shared host), JCOLL_TIMEOUT and N (the GPUs); then the steps.
+# Every step is time-limited so one failure cannot eat the lease.
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+OUT=${OUT:-/tmp/jcoll-gpu}; mkdir -p "$OUT"
+source .gpu/env.sh
+export NCCL_NVLS_ENABLE=0 JCOLL_TIMEOUT=${JCOLL_TIMEOUT:-120s}
+N=$(nvidia-smi -L | wc -l)
+
 step() { echo; echo "=== $*"; }
 
 demo_step() { step "demo (NCCL, device buffers)"; timeout 120 ./jcoll demo -n "$N"; }

@@ -37,6 +37,13 @@ public interface Communicator extends AutoCloseable {
     /** The transport in use and why it was chosen. */
     TransportInfo transport();
 
+    /**
+     * What the transport really moves data over (NVLink, shared memory, InfiniBand, RoCE, sockets), as it
+     * reports it. For NCCL this is read from NCCL's own log, and the paths between ranks are known once
+     * the first collective has connected them.
+     */
+    NetworkReport network();
+
     /** The limit on every blocking wait ({@code JCOLL_TIMEOUT}). */
     Duration timeout();
 

@@ -79,6 +79,7 @@ public final class Perf {
         if (out != null) {
             header(out, comm, o);
         }
+        warmUpJit(comm, o, arenas, Math.min(Math.max(sizes.isEmpty() ? 0 : sizes.get(0), 1024), Math.min(maxBytes, 64 << 10)));
         long totalWrong = 0;
         double busSum = 0;
         int busCount = 0;
@@ -110,6 +111,8 @@ public final class Perf {
             out.printf(Locale.ROOT, "# Out of bounds values : %d %s%n", totalWrong, totalWrong == 0 ? "OK" : "FAILED");
             out.printf(Locale.ROOT, "# Avg bus bandwidth    : %.4f %n", busCount == 0 ? 0 : busSum / busCount);
             out.println("#");
+            // after the runs, because NCCL connects the ranks at the first collective
+            out.println("# network (rank 0, as the transport reports it): " + comm.network());
             if (o.csv() != null) {
                 writeCsv(Path.of(o.csv()), comm, o, rows);
             }
@@ -128,28 +131,53 @@ public final class Perf {
         return Layout.Arenas.device(maxBytes, type, gpu);
     }
 
+    /** Untimed calls before the sweep, enough for the JIT to compile the call path (C code needs none of this). */
+    static final int JIT_WARMUP_CALLS = 3000;
+
+    /**
+     * Runs the operation {@link #JIT_WARMUP_CALLS} times, in and out of place, on a small message (near
+     * the sweep's first size, 1 to 64 KB), so that whatever size comes first is timed on compiled code:
+     * a sweep that starts at 32 MB would otherwise time the interpreter launching GPU work.
+     */
+    private static void warmUpJit(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes) {
+        long total = bytes / o.type().size();
+        for (int place = 0; place < 2; place++) {
+            Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), comm.size(), place == 1);
+            for (int done = 0; done < JIT_WARMUP_CALLS / 2; done += 100) {
+                loop(comm, o, l, 100); // waits every 100 calls, so queued work stays bounded
+            }
+        }
+    }
+
     /** Mean seconds per call after warm-up, on the slowest rank. */
     private static double time(Communicator comm, PerfOptions o, Layout l) {
-        for (int i = 0; i < o.warmup(); i++) {
-            o.op().run(comm, l, o.redop(), o.root());
-        }
+        // warm up the way the timed loop runs (as nccl-tests does), so that the GPU is at its working clocks
+        // and the JIT has compiled the very path that is timed
+        loop(comm, o, l, o.warmup());
         comm.barrier();
         long start = System.nanoTime();
-        if (o.asyncLoop(comm.transport().name())) {
-            io.jcoll.Request last = null;
-            for (int i = 0; i < o.iters(); i++) {
-                last = o.op().start(comm, l, o.redop(), o.root());
-            }
-            last.await();
-        } else {
-            for (int i = 0; i < o.iters(); i++) {
-                o.op().run(comm, l, o.redop(), o.root());
-            }
-        }
+        loop(comm, o, l, o.iters());
         double mine = (System.nanoTime() - start) / 1e9 / o.iters();
         double[] slowest = {mine};
         comm.allReduce(HostBuffer.of(slowest), ReduceOp.MAX);
         return slowest[0];
+    }
+
+    /** {@code n} calls: launched back to back and one wait where the transport queues work, else one by one. */
+    private static void loop(Communicator comm, PerfOptions o, Layout l, int n) {
+        if (o.asyncLoop(comm.transport().name())) {
+            io.jcoll.Request last = null;
+            for (int i = 0; i < n; i++) {
+                last = o.op().start(comm, l, o.redop(), o.root());
+            }
+            if (last != null) {
+                last.await();
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                o.op().run(comm, l, o.redop(), o.root());
+            }
+        }
     }
 
     private static long wrongEverywhere(Communicator comm, PerfOptions o, Layout l) {

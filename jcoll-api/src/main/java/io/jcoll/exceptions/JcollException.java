@@ -10,6 +10,8 @@ public class JcollException extends RuntimeException {
     /** Marks a rank or peer that is not known or not involved. */
     public static final int NONE = -1;
 
+    private final String detail;
+
     private final String operation;
     private final int rank;
     private final int peer;
@@ -20,6 +22,7 @@ public class JcollException extends RuntimeException {
 
     public JcollException(String operation, int rank, int peer, String message, Throwable cause) {
         super(context(operation, rank, peer) + message, cause);
+        this.detail = message;
         this.operation = operation;
         this.rank = rank;
         this.peer = peer;
@@ -35,6 +38,11 @@ public class JcollException extends RuntimeException {
             b.append(" (peer rank ").append(peer).append(')');
         }
         return b.append(": ").toString();
+    }
+
+    /** The message without the operation, rank and peer in front of it. */
+    public String detail() {
+        return detail;
     }
 
     /** The operation that failed, such as {@code allReduce} or {@code bootstrap}. */

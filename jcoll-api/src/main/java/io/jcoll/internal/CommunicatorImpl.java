@@ -68,6 +68,7 @@ public final class CommunicatorImpl implements Communicator {
     @Override public int size() { return size; }
     @Override public int localRank() { return localRank; }
     @Override public TransportInfo transport() { return info; }
+    @Override public io.jcoll.NetworkReport network() { return transport.network(); }
     @Override public Duration timeout() { return timeout; }
 
     @Override

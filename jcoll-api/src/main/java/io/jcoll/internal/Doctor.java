@@ -1,19 +1,17 @@
 package io.jcoll.internal;
 
-import io.jcoll.bootstrap.JobConfig;
-import io.jcoll.exceptions.JcollException;
-import io.jcoll.spi.Availability;
 import io.jcoll.spi.Settings;
-import io.jcoll.spi.TransportProvider;
 
-import java.util.List;
-import java.util.Map;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
- * {@code jcoll doctor}: what this machine offers. Lists every transport on the
- * class path with this rank's probe verdict, which one {@code JCOLL_TRANSPORT}
- * would pick here, and the job configuration the environment gives. Exits
- * non-zero when a transport that was asked for cannot run.
+ * {@code jcoll doctor [--json] [--sysfs-root DIR] [--run [N]]}: what this
+ * machine offers (GPUs, RDMA adapters, GPUDirect RDMA, interfaces, launcher),
+ * which transport would be chosen and why, the NCCL settings jcoll would apply,
+ * and every known trap with its fix. {@code --run} also forms a real job of N
+ * ranks as threads here and reports what its transport really used. Exits 1
+ * when the requested transport cannot run (or the run failed), 2 on bad arguments.
  */
 public final class Doctor {
 
@@ -21,35 +19,45 @@ public final class Doctor {
     }
 
     public static void main(String[] args) {
+        boolean json = false;
+        int run = -1;
         Settings settings = Settings.fromEnvironment();
-        List<TransportProvider> providers = TransportSelection.providers();
-        Map<String, Availability> verdicts = TransportSelection.probe(providers, settings);
-        System.out.println("jcoll doctor");
-        System.out.println();
-        System.out.println("transports on the class path (most preferred first):");
-        verdicts.forEach((name, a) -> System.out.printf("  %-6s %-9s %s%n", name, a.usable() ? "usable" : "unusable", a.reason()));
-        String requested = settings.get("JCOLL_TRANSPORT").orElse("auto").toLowerCase(java.util.Locale.ROOT);
-        String chosen = null;
-        for (TransportProvider p : providers) {
-            if ((requested.equals("auto") || requested.equals(p.name())) && verdicts.get(p.name()).usable()) {
-                chosen = p.name();
-                break;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--json" -> json = true;
+                case "--sysfs-root" -> {
+                    if (i + 1 >= args.length || !Files.isDirectory(Path.of(args[i + 1]))) {
+                        usage("--sysfs-root needs a directory laid out like / (with sys/ and proc/)");
+                    }
+                    settings = settings.with("JCOLL_SYSFS_ROOT", args[++i]);
+                }
+                case "--run" -> {
+                    run = 0;
+                    if (i + 1 < args.length && args[i + 1].matches("\\d+")) {
+                        run = Integer.parseInt(args[++i]);
+                        if (run < 1) {
+                            usage("--run needs at least 1 rank");
+                        }
+                    }
+                }
+                case "-h", "--help" -> usage(null);
+                default -> usage("unknown option '" + args[i] + "'");
             }
         }
-        System.out.println();
-        System.out.println("JCOLL_TRANSPORT=" + requested + ": on this machine "
-                + (chosen == null ? "nothing can run" : chosen + " would be chosen")
-                + " (in a job, every rank must be able to run it)");
-        System.out.println();
-        System.out.println("job configuration from the environment:");
-        try {
-            JobConfig c = JobConfig.from(settings);
-            System.out.printf("  rank %d of %d (local %d of %d), store at %s:%d, timeout %s, token %s%n", c.rank(), c.size(),
-                    c.localRank(), c.localSize(), c.masterAddr(), c.masterPort(), c.timeout(),
-                    c.token().length == 0 ? "NOT SET (connections unauthenticated)" : "set");
-        } catch (JcollException e) {
-            System.out.println("  not inside a job: " + e.getMessage());
+        DoctorReport report = new DoctorReport(settings);
+        if (run >= 0 && report.chosen != null) {
+            report.run = DoctorRun.run(settings, run == 0 ? DoctorRun.defaultRanks(report) : run);
         }
-        System.exit(chosen == null ? 1 : 0);
+        System.out.print(json ? Json.write(report.toJson()) : report.toText());
+        System.out.flush();
+        System.exit(report.healthy() ? 0 : 1);
+    }
+
+    private static void usage(String problem) {
+        if (problem != null) {
+            System.err.println("jcoll doctor: " + problem);
+        }
+        System.err.println("usage: jcoll doctor [--json] [--sysfs-root DIR] [--run [RANKS]]");
+        System.exit(problem == null ? 0 : 2);
     }
 }

@@ -26,6 +26,11 @@ public interface Transport extends AutoCloseable {
      */
     void execute(Call call, long deadlineNanos);
 
+    /** What this transport really moves data over; see {@link io.jcoll.Communicator#network()}. */
+    default io.jcoll.NetworkReport network() {
+        return io.jcoll.NetworkReport.unknown(name() + " does not report its network");
+    }
+
     /**
      * Whether {@link #enqueue} starts work without finishing it (a GPU stream),
      * so that asynchronous calls need no thread of their own.

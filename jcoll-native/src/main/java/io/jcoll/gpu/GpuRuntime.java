@@ -1,5 +1,6 @@
 package io.jcoll.gpu;
 
+import org.bytedeco.cuda.cudart.cudaDeviceProp;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.cuda.global.nccl;
 import org.bytedeco.javacpp.Loader;
@@ -28,9 +29,24 @@ public final class GpuRuntime {
      * @param runtimeVersion {@code cudaRuntimeGetVersion}
      * @param driverVersion  {@code cudaDriverGetVersion}
      * @param devices      visible GPUs
+     * @param gpus         what CUDA says of each visible GPU
      */
     public record Status(boolean available, String reason, LibraryFinder.Found cudart, LibraryFinder.Found nccl,
-                         int ncclVersion, int runtimeVersion, int driverVersion, int devices) {
+                         int ncclVersion, int runtimeVersion, int driverVersion, int devices, List<Gpu> gpus) {
+        public Status {
+            gpus = List.copyOf(gpus);
+        }
+    }
+
+    /**
+     * One visible GPU as CUDA numbers it.
+     *
+     * @param ordinal  CUDA's device number (after {@code CUDA_VISIBLE_DEVICES})
+     * @param name     such as {@code NVIDIA H200}
+     * @param busId    PCI address, such as {@code 0000:18:00.0}
+     * @param peers    the ordinals this GPU can read and write directly (NVLink or PCIe peer-to-peer)
+     */
+    public record Gpu(int ordinal, String name, String busId, List<Integer> peers) {
     }
 
     private static Status status;
@@ -101,20 +117,57 @@ public final class GpuRuntime {
                     + "), driver " + drv + ", " + devices + " GPU(s)";
             if (devices < 1) {
                 return new Status(false, "no GPU is visible (" + where + "); check nvidia-smi and CUDA_VISIBLE_DEVICES",
-                        cudartSearch.found(), ncclSearch.found(), nv, rt, drv, 0);
+                        cudartSearch.found(), ncclSearch.found(), nv, rt, drv, 0, List.of());
             }
+            List<Gpu> gpus = describe(devices);
             if (nv < MIN_NCCL_VERSION) {
                 return new Status(false, "NCCL " + version(nv) + " is older than " + version(MIN_NCCL_VERSION)
-                        + " (" + where + "); install a newer NCCL", cudartSearch.found(), ncclSearch.found(), nv, rt, drv, devices);
+                        + " (" + where + "); install a newer NCCL", cudartSearch.found(), ncclSearch.found(), nv, rt, drv,
+                        devices, gpus);
             }
-            return new Status(true, where, cudartSearch.found(), ncclSearch.found(), nv, rt, drv, devices);
+            return new Status(true, where, cudartSearch.found(), ncclSearch.found(), nv, rt, drv, devices, gpus);
         } catch (Throwable e) { // UnsatisfiedLinkError, or anything the JNI glue throws while loading
             return missing("loading CUDA and NCCL failed: " + e, cudartSearch.found(), ncclSearch.found());
         }
     }
 
     private static Status missing(String reason, LibraryFinder.Found cudart, LibraryFinder.Found nccl) {
-        return new Status(false, reason, cudart, nccl, -1, -1, -1, 0);
+        return new Status(false, reason, cudart, nccl, -1, -1, -1, 0, List.of());
+    }
+
+    /** Name, PCI address and peer access of each visible GPU; queries that create no CUDA context. */
+    private static List<Gpu> describe(int devices) {
+        List<Gpu> gpus = new java.util.ArrayList<>();
+        for (int d = 0; d < devices; d++) {
+            String name = "unknown";
+            try (cudaDeviceProp prop = new cudaDeviceProp()) {
+                if (cudart.cudaGetDeviceProperties(prop, d) == 0) {
+                    name = prop.name().getString();
+                }
+            }
+            byte[] bus = new byte[32];
+            String busId = cudart.cudaDeviceGetPCIBusId(bus, bus.length, d) == 0
+                    ? new String(bus, 0, indexOfNul(bus), java.nio.charset.StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT)
+                    : "unknown";
+            List<Integer> peers = new java.util.ArrayList<>();
+            int[] can = new int[1];
+            for (int p = 0; p < devices; p++) {
+                if (p != d && cudart.cudaDeviceCanAccessPeer(can, d, p) == 0 && can[0] == 1) {
+                    peers.add(p);
+                }
+            }
+            gpus.add(new Gpu(d, name, busId, peers));
+        }
+        return gpus;
+    }
+
+    private static int indexOfNul(byte[] b) {
+        for (int i = 0; i < b.length; i++) {
+            if (b[i] == 0) {
+                return i;
+            }
+        }
+        return b.length;
     }
 
     /** 22803 as 2.28.3. */

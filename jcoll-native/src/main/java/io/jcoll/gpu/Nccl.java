@@ -10,6 +10,8 @@ import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.cuda.nccl.ncclConfig_t;
 import org.bytedeco.cuda.nccl.ncclUniqueId;
 import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerPointer;
 
 import java.lang.reflect.Method;
 import java.util.Set;
@@ -52,8 +54,12 @@ public final class Nccl implements AutoCloseable {
     }
 
     /**
-     * As {@link #join(byte[], int, int, long)}; {@code blocking} makes a blocking communicator
-     * (calls never answer ncclInProgress; its creation cannot be aborted).
+     * As {@link #join(byte[], int, int, long)}. Creation is always non-blocking, so that a peer that
+     * dies during it cannot hang this rank: at the deadline the communicator is aborted.
+     * {@code blocking} then trades it for a blocking twin made by {@code ncclCommSplit} (every rank in
+     * one color, same order), whose launches return at once instead of answering {@code ncclInProgress}
+     * and settling on a helper thread (about 45 us a call); the split is non-blocking too, and the
+     * non-blocking original is finalized and destroyed.
      */
     public static Nccl join(byte[] id, int rank, int size, long deadlineNanos, boolean blocking) {
         if (id.length != UNIQUE_ID_BYTES) {
@@ -61,14 +67,39 @@ public final class Nccl implements AutoCloseable {
         }
         ncclUniqueId uid = new ncclUniqueId();
         uid.internal().put(id);
-        ncclComm comm = new ncclComm();
-        int result = nccl.ncclCommInitRankConfig(comm, size, uid, rank, config(blocking));
+        // native memory for the handle: with a non-blocking config NCCL may write it from its own thread
+        PointerPointer<ncclComm> handle = new PointerPointer<>(1);
+        int result = nccl.ncclCommInitRankConfig(handle, size, uid, rank, config(false));
+        ncclComm comm = handle.get(ncclComm.class, 0);
+        if (comm == null || comm.isNull()) {
+            check(result, null, "ncclCommInitRankConfig", rank);
+            throw new NativeCallException("ncclCommInitRankConfig", rank, "NCCL returned no communicator", -1);
+        }
         Nccl n = new Nccl(comm, rank);
         if (result != nccl.ncclInProgress) {
             check(result, null, "ncclCommInitRankConfig", rank);
         }
         n.settle("ncclCommInitRankConfig", deadlineNanos);
-        return n;
+        return blocking ? n.blockingTwin(deadlineNanos) : n;
+    }
+
+    /** Splits off a blocking communicator with the same ranks, then ends this one. */
+    private Nccl blockingTwin(long deadlineNanos) {
+        PointerPointer<ncclComm> handle = new PointerPointer<>(1);
+        handle.put(0, (Pointer) null);
+        int result = nccl.ncclCommSplit(comm, 0, rank, handle, config(true));
+        if (result != nccl.ncclInProgress) {
+            check(result, comm, "ncclCommSplit", rank);
+        }
+        // the split runs as this communicator's job: its state is this one's; the deadline aborts both
+        settle("ncclCommSplit", deadlineNanos);
+        ncclComm twin = handle.get(ncclComm.class, 0);
+        if (twin == null || twin.isNull()) {
+            abort();
+            throw new NativeCallException("ncclCommSplit", rank, "ncclCommSplit finished without a communicator", -1);
+        }
+        close(deadlineNanos);
+        return new Nccl(twin, rank);
     }
 
     /**

@@ -42,11 +42,13 @@ final class NcclTransport implements Transport, NcclAccess {
     private final StallDiagnosis diagnosis; // names the ranks that never reached a collective that timed out
     private final HostStaging staging;
     private final DeviceBuffer barrierWord;
-    private DeviceBuffer allToAllInput; // NCCL's all-to-all cannot run in place: the input is copied here first
+    private DeviceBuffer allToAllInput;
+    private final NcclEnvironment.Prepared environment; // what was set up for NCCL, and where its log goes // NCCL's all-to-all cannot run in place: the input is copied here first
 
     private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream,
-                          StallDiagnosis diagnosis) {
+                          StallDiagnosis diagnosis, NcclEnvironment.Prepared environment) {
         this.rank = rank;
+        this.environment = environment;
         this.size = size;
         this.device = device;
         this.ncclVersion = ncclVersion;
@@ -72,6 +74,8 @@ final class NcclTransport implements Transport, NcclAccess {
             throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE, e.getMessage());
         }
         Cuda.setDevice(device);
+        // before NCCL's first look at its variables: the derived settings, and its log routed where jcoll can read it
+        NcclEnvironment.Prepared env = NcclEnvironment.prepare(ctx.settings());
         byte[] id;
         if (ctx.rank() == 0) {
             id = Nccl.uniqueId();
@@ -80,18 +84,24 @@ final class NcclTransport implements Transport, NcclAccess {
             id = ctx.store().get("nccl/unique-id", ctx.timeout()).orElseThrow(() -> new BootstrapException("bootstrap",
                     ctx.rank(), 0, "rank 0 never published the NCCL unique id"));
         }
-        // blocking by default: a non-blocking communicator must settle every launch, 56-71 us a small call against
-        // 10-14 us (benchmarks/RESULTS.md); the watchdog still aborts a stuck call. JCOLL_NCCL_BLOCKING=0 makes
-        // creation abortable too, at that price.
+        // created non-blocking, so a peer that dies meanwhile cannot hang us; then, by default, swapped for a
+        // blocking twin: a non-blocking communicator settles every launch on a helper thread, 56-71 us a small
+        // call against 9-14 us (benchmarks/RESULTS.md). The watchdog aborts a stuck call either way.
+        // JCOLL_NCCL_BLOCKING=0 keeps the non-blocking communicator.
         boolean blocking = ctx.settings().getInt("JCOLL_NCCL_BLOCKING", 1) == 1;
         Nccl comm = Nccl.join(id, ctx.rank(), ctx.size(), deadline, blocking);
         return new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm, Cuda.createStream(),
-                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()));
+                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()), env);
     }
 
     @Override
     public String name() {
         return "nccl";
+    }
+
+    @Override
+    public io.jcoll.NetworkReport network() {
+        return NcclNetwork.report(environment);
     }
 
     @Override

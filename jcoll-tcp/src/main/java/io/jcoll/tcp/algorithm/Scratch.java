@@ -1,5 +1,7 @@
 package io.jcoll.tcp.algorithm;
 
+import io.jcoll.spi.HostMemory;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -8,11 +10,14 @@ import java.nio.ByteOrder;
  * message size: two send stages and two receive stages (two segments in
  * flight each way), one stage each for a reduction's inputs and output, and
  * two whole-message buffers for the small-message algorithms (at most the
- * small-message threshold each). Allocated on first use, reused afterwards.
+ * small-message threshold each). Allocated on first use, reused afterwards,
+ * from {@link HostMemory}: page-locked where a GPU runtime offers it, so that
+ * GPU buffers staged through here are copied by the copy engines directly.
  */
-public final class Scratch {
+public final class Scratch implements AutoCloseable {
 
     private final int segmentBytes;
+    private final HostMemory memory;
     private final ByteBuffer[] send = new ByteBuffer[2];
     private final ByteBuffer[] recv = new ByteBuffer[2];
     private final ByteBuffer[] whole = new ByteBuffer[2];
@@ -20,7 +25,17 @@ public final class Scratch {
     private ByteBuffer dst;
 
     public Scratch(int segmentBytes) {
+        this(segmentBytes, HostMemory.DIRECT);
+    }
+
+    public Scratch(int segmentBytes, HostMemory memory) {
         this.segmentBytes = segmentBytes;
+        this.memory = memory;
+    }
+
+    /** What the stages are made of, for reports. */
+    public HostMemory memory() {
+        return memory;
     }
 
     public ByteBuffer sendStage(int slot) {
@@ -54,6 +69,7 @@ public final class Scratch {
     /** Whole-message buffer {@code which} (0 or 1), at least {@code bytes} long, limited to {@code bytes}. */
     public ByteBuffer whole(int which, int bytes) {
         if (whole[which] == null || whole[which].capacity() < bytes) {
+            memory.free(whole[which]);
             whole[which] = allocate(Math.max(bytes, 64));
         }
         return whole[which].clear().limit(bytes);
@@ -70,7 +86,22 @@ public final class Scratch {
         return n;
     }
 
-    private static ByteBuffer allocate(int bytes) {
-        return ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
+    private ByteBuffer allocate(int bytes) {
+        return memory.allocate(bytes).order(ByteOrder.nativeOrder());
+    }
+
+    /** Returns every stage to its memory; the transport calls this once no call can touch them. */
+    @Override
+    public void close() {
+        for (ByteBuffer[] group : new ByteBuffer[][] {send, recv, whole}) {
+            for (int i = 0; i < group.length; i++) {
+                memory.free(group[i]);
+                group[i] = null;
+            }
+        }
+        memory.free(own);
+        memory.free(dst);
+        own = null;
+        dst = null;
     }
 }

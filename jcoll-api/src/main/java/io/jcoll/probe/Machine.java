@@ -1,0 +1,74 @@
+package io.jcoll.probe;
+
+import io.jcoll.spi.Settings;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What one machine offers a collective job, probed from its files.
+ *
+ * @param root          the directory read as {@code /}
+ * @param driverVersion the NVIDIA kernel driver's version, or null when it is not loaded
+ * @param gpus          GPUs the driver knows, in PCI bus order
+ * @param rdmaAdapters  adapters under {@code /sys/class/infiniband}
+ * @param peerMemory    the GPUDirect RDMA peer-memory module that is loaded, or null
+ * @param interfaces    network interfaces
+ * @param master        the interface that reaches {@code MASTER_ADDR}, or null outside a job
+ * @param launcher      who started this process
+ */
+public record Machine(String root, String driverVersion, List<GpuDevice> gpus, List<RdmaAdapter> rdmaAdapters,
+                      String peerMemory, List<NetInterface> interfaces, MasterRoute master,
+                      LaunchEnvironment launcher) {
+
+    /** A GPU with the active RDMA adapter nearest to it in the PCI tree. */
+    public record GpuAffinity(GpuDevice gpu, RdmaAdapter adapter, PciDistance distance) {
+    }
+
+    public Machine {
+        gpus = List.copyOf(gpus);
+        rdmaAdapters = List.copyOf(rdmaAdapters);
+        interfaces = List.copyOf(interfaces);
+    }
+
+    /** Probes the machine that {@code JCOLL_SYSFS_ROOT} names, or this one. */
+    public static Machine probe(Settings settings) {
+        return probe(SystemFiles.from(settings), settings);
+    }
+
+    public static Machine probe(SystemFiles files, Settings settings) {
+        List<NetInterface> interfaces = NetInterfaces.read(files);
+        return new Machine(files.root().toString(), NvidiaGpus.driverVersion(files).orElse(null),
+                NvidiaGpus.read(files), RdmaAdapters.read(files), PeerMemory.loadedModule(files).orElse(null),
+                interfaces, MasterRoute.find(files, settings, interfaces), LaunchEnvironment.detect(settings));
+    }
+
+    /** Every RDMA port whose state is ACTIVE. */
+    public List<RdmaPort> activePorts() {
+        List<RdmaPort> ports = new ArrayList<>();
+        rdmaAdapters.forEach(a -> a.ports().stream().filter(RdmaPort::active).forEach(ports::add));
+        return ports;
+    }
+
+    public Optional<NetInterface> networkInterface(String name) {
+        return interfaces.stream().filter(i -> i.name().equals(name)).findFirst();
+    }
+
+    /** For each GPU, the nearest adapter with an active port; empty without both. */
+    public List<GpuAffinity> gpuAffinity() {
+        List<GpuAffinity> list = new ArrayList<>();
+        List<RdmaAdapter> active = rdmaAdapters.stream().filter(RdmaAdapter::active).toList();
+        if (active.isEmpty()) {
+            return list;
+        }
+        for (GpuDevice g : gpus) {
+            active.stream()
+                    .map(a -> new GpuAffinity(g, a, PciDistance.between(g.pciPath(), g.numaNode(), a.pciPath(), a.numaNode())))
+                    .min(Comparator.comparing(GpuAffinity::distance))
+                    .ifPresent(list::add);
+        }
+        return list;
+    }
+}

@@ -1,0 +1,39 @@
+package io.jcoll.probe;
+
+import io.jcoll.spi.Settings;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The probe on the machine running the tests: it must work on whatever is there. */
+class LiveMachineTest {
+
+    @Test
+    void probesThisMachine() {
+        Machine m = Machine.probe(SystemFiles.live(), Settings.of(Map.of("MASTER_ADDR", "127.0.0.1")));
+        assertTrue(m.interfaces().stream().anyMatch(NetInterface::loopback), "every Linux machine has a loopback device");
+        assertEquals("lo", m.master().iface());
+        assertNotNull(NcclAdvisor.advise(m, Settings.of(Map.of())));
+    }
+
+    @Test
+    void theKernelRoutesThisHostsOwnAddress() throws Exception {
+        java.net.InetAddress self = null;
+        for (var nif : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            if (nif.isUp() && !nif.isLoopback()) {
+                for (var a : java.util.Collections.list(nif.getInetAddresses())) {
+                    if (a instanceof java.net.Inet4Address) {
+                        self = a;
+                    }
+                }
+            }
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(self != null, "SKIPPED: no non-loopback IPv4 address here");
+        Machine m = Machine.probe(SystemFiles.live(), Settings.of(Map.of("MASTER_ADDR", self.getHostAddress())));
+        assertEquals(java.net.NetworkInterface.getByInetAddress(self).getName(), m.master().iface());
+    }
+}
