@@ -113,6 +113,8 @@ public final class Perf {
             out.println("#");
             // after the runs, because NCCL connects the ranks at the first collective
             out.println("# network (rank 0, as the transport reports it): " + comm.network());
+            out.printf(Locale.ROOT, "# Java heap allocated per call (rank 0's timed loops, its own thread): %.1f bytes%n",
+                    timedCalls == 0 ? 0.0 : (double) timedAllocatedBytes / timedCalls);
             if (o.csv() != null) {
                 writeCsv(Path.of(o.csv()), comm, o, rows);
             }
@@ -130,6 +132,12 @@ public final class Perf {
                 GpuRuntime.require("perf", comm.rank()).devices());
         return Layout.Arenas.device(maxBytes, type, gpu);
     }
+
+    /** Heap bytes this thread allocated in the timed loops, and their calls: what the Java layer costs per call. */
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    private static long timedAllocatedBytes;
+    private static long timedCalls;
 
     /** Untimed calls before the sweep, enough for the JIT to compile the call path (C code needs none of this). */
     static final int JIT_WARMUP_CALLS = 3000;
@@ -155,9 +163,13 @@ public final class Perf {
         // and the JIT has compiled the very path that is timed
         loop(comm, o, l, o.warmup());
         comm.barrier();
+        long allocatedBefore = THREADS.getCurrentThreadAllocatedBytes();
         long start = System.nanoTime();
         loop(comm, o, l, o.iters());
-        double mine = (System.nanoTime() - start) / 1e9 / o.iters();
+        long elapsed = System.nanoTime() - start;
+        timedAllocatedBytes += THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore;
+        timedCalls += o.iters();
+        double mine = elapsed / 1e9 / o.iters();
         double[] slowest = {mine};
         comm.allReduce(HostBuffer.of(slowest), ReduceOp.MAX);
         return slowest[0];

@@ -164,25 +164,29 @@ public final class Nccl implements AutoCloseable {
         return nccl.ncclGetErrorString(code).getString() + lastError(comm);
     }
 
-    // ---- collectives: enqueue on a stream; completion is the caller's (an event after them)
+    // ---- collectives: enqueue on a stream; completion is the caller's (an event after them).
+    // Calls on one communicator are serialised by its owner, so the buffer arguments reuse two pointers.
+
+    private final Pointers.Reusable first = new Pointers.Reusable();
+    private final Pointers.Reusable second = new Pointers.Reusable();
 
     public void allReduce(long send, long recv, long count, DataType type, ReduceOp op, CUstream_st stream, long deadline) {
-        enqueued(nccl.ncclAllReduce(Pointers.at(send), Pointers.at(recv), count, type(type), op(op), comm, stream),
+        enqueued(nccl.ncclAllReduce(first.at(send), second.at(recv), count, type(type), op(op), comm, stream),
                 "ncclAllReduce", deadline);
     }
 
     public void allGather(long send, long recv, long count, DataType type, CUstream_st stream, long deadline) {
-        enqueued(nccl.ncclAllGather(Pointers.at(send), Pointers.at(recv), count, type(type), comm, stream),
+        enqueued(nccl.ncclAllGather(first.at(send), second.at(recv), count, type(type), comm, stream),
                 "ncclAllGather", deadline);
     }
 
     public void reduceScatter(long send, long recv, long count, DataType type, ReduceOp op, CUstream_st stream, long deadline) {
-        enqueued(nccl.ncclReduceScatter(Pointers.at(send), Pointers.at(recv), count, type(type), op(op), comm, stream),
+        enqueued(nccl.ncclReduceScatter(first.at(send), second.at(recv), count, type(type), op(op), comm, stream),
                 "ncclReduceScatter", deadline);
     }
 
     public void broadcast(long send, long recv, long count, DataType type, int root, CUstream_st stream, long deadline) {
-        enqueued(nccl.ncclBroadcast(Pointers.at(send), Pointers.at(recv), count, type(type), root, comm, stream),
+        enqueued(nccl.ncclBroadcast(first.at(send), second.at(recv), count, type(type), root, comm, stream),
                 "ncclBroadcast", deadline);
     }
 
@@ -190,25 +194,25 @@ public final class Nccl implements AutoCloseable {
     public void allToAll(long send, long recv, long countPerRank, DataType type, int size, CUstream_st stream,
                          long deadline, int ncclVersion) {
         if (ncclVersion >= 22800) {
-            enqueued(nccl.ncclAlltoAll(Pointers.at(send), Pointers.at(recv), countPerRank, type(type), comm, stream),
+            enqueued(nccl.ncclAlltoAll(first.at(send), second.at(recv), countPerRank, type(type), comm, stream),
                     "ncclAlltoAll", deadline);
             return;
         }
         long bytes = countPerRank * type.size();
         group(true, deadline);
         for (int peer = 0; peer < size; peer++) {
-            enqueued(nccl.ncclSend(Pointers.at(send + peer * bytes), countPerRank, type(type), peer, comm, stream), "ncclSend", deadline);
-            enqueued(nccl.ncclRecv(Pointers.at(recv + peer * bytes), countPerRank, type(type), peer, comm, stream), "ncclRecv", deadline);
+            enqueued(nccl.ncclSend(first.at(send + peer * bytes), countPerRank, type(type), peer, comm, stream), "ncclSend", deadline);
+            enqueued(nccl.ncclRecv(first.at(recv + peer * bytes), countPerRank, type(type), peer, comm, stream), "ncclRecv", deadline);
         }
         group(false, deadline);
     }
 
     public void send(long data, long count, DataType type, int peer, CUstream_st stream, long deadline) {
-        enqueued(nccl.ncclSend(Pointers.at(data), count, type(type), peer, comm, stream), "ncclSend", deadline);
+        enqueued(nccl.ncclSend(first.at(data), count, type(type), peer, comm, stream), "ncclSend", deadline);
     }
 
     public void recv(long data, long count, DataType type, int peer, CUstream_st stream, long deadline) {
-        enqueued(nccl.ncclRecv(Pointers.at(data), count, type(type), peer, comm, stream), "ncclRecv", deadline);
+        enqueued(nccl.ncclRecv(first.at(data), count, type(type), peer, comm, stream), "ncclRecv", deadline);
     }
 
     private void group(boolean start, long deadline) {

@@ -16,4 +16,15 @@ final class Pointers {
             }
         };
     }
+
+    /**
+     * A pointer argument re-aimed for each call instead of allocated, for the launch path: calls on one
+     * communicator are serialised, so one per argument position is enough, and a launch allocates nothing.
+     */
+    static final class Reusable extends Pointer {
+        Pointer at(long target) {
+            this.address = target;
+            return this;
+        }
+    }
 }

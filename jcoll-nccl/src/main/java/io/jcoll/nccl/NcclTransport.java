@@ -43,7 +43,8 @@ final class NcclTransport implements Transport, NcclAccess {
     private final HostStaging staging;
     private final DeviceBuffer barrierWord;
     private DeviceBuffer allToAllInput;
-    private final NcclEnvironment.Prepared environment; // what was set up for NCCL, and where its log goes // NCCL's all-to-all cannot run in place: the input is copied here first
+    private final NcclEnvironment.Prepared environment; // what was set up for NCCL, and where its log goes
+    private final EventWait blockingWait = new EventWait(); // NCCL's all-to-all cannot run in place: the input is copied here first
 
     private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream,
                           StallDiagnosis diagnosis, NcclEnvironment.Prepared environment) {
@@ -137,23 +138,39 @@ final class NcclTransport implements Transport, NcclAccess {
 
     @Override
     public void execute(Call call, long deadlineNanos) {
-        enqueue(call, deadlineNanos).await(deadlineNanos);
+        if (start(call, deadlineNanos)) {
+            blockingWait.reset(call).await(deadlineNanos); // reused: a blocking call allocates no waiter
+        }
     }
 
     @Override
     public Completion enqueue(Call call, long deadlineNanos) {
+        return start(call, deadlineNanos) ? new EventWait().reset(call) : Completion.DONE;
+    }
+
+    /**
+     * Launches the call; returns whether it is still running on the stream (false: host buffers, which
+     * share one pinned stage and so are finished here before the next call starts).
+     */
+    private boolean start(Call call, long deadlineNanos) {
         Cuda.setDevice(device); // the current device is per thread
         if (call.send() instanceof HostBuffer || call.recv() instanceof HostBuffer) {
-            // host memory shares one pinned stage, so such calls finish before the next starts
             guarded(call, deadlineNanos, () -> staging.run(call, this::launch, deadlineNanos));
-            watch(deadlineNanos, call).await(deadlineNanos);
+            new EventWait().reset(call).await(deadlineNanos);
             if (call.recv() instanceof HostBuffer) {
                 staging.finish(call);
             }
-            return Completion.DONE;
+            return false;
         }
-        guarded(call, deadlineNanos, () -> launch(call, address(call.send()), address(call.recv()), deadlineNanos));
-        return watch(deadlineNanos, call);
+        watchdog.arm(deadlineNanos); // as guarded(), written out so that the launch path allocates nothing
+        try {
+            launch(call, address(call.send()), address(call.recv()), deadlineNanos);
+        } catch (RuntimeException e) {
+            throw aborted(call, e);
+        } finally {
+            watchdog.disarm();
+        }
+        return true;
     }
 
     /** Runs native work with the watchdog armed, so a launch that blocks on a dead peer is aborted. */
@@ -204,50 +221,56 @@ final class NcclTransport implements Transport, NcclAccess {
     }
 
     /**
-     * A completion that polls a CUDA event while the watchdog guards the deadline and NCCL's health. The
-     * event is recorded when first polled, not at launch: it then also covers
-     * calls launched since, which is still correct, and a loop of launches
-     * followed by one wait records one event instead of one per call.
+     * Waits for a launched call by polling a CUDA event while the watchdog guards the deadline and
+     * NCCL's health. The event is recorded when first polled, not at launch: it then also covers
+     * calls launched since, which is still correct, and a loop of launches followed by one wait
+     * records one event instead of one per call.
      */
-    private Completion watch(long deadlineNanos, Call call) {
-        return new Completion() {
-            private CUevent_st event;
-            private boolean done;
+    private final class EventWait implements Completion {
+        private Call call;
+        private CUevent_st event;
+        private boolean done;
 
-            @Override
-            public boolean isDone() {
-                if (!done) {
-                    Cuda.setDevice(device);
-                    if (event == null) {
-                        event = events[nextEvent];
-                        nextEvent = (nextEvent + 1) % events.length;
-                        Cuda.record(event, stream);
-                    }
-                    done = Cuda.done(event);
-                }
-                return done;
-            }
+        EventWait reset(Call call) {
+            this.call = call;
+            this.event = null;
+            this.done = false;
+            return this;
+        }
 
-            @Override
-            public void await(long deadline) {
-                watchdog.arm(deadline);
-                try {
-                    // the watchdog owns the deadline and NCCL's health; this thread only notices its verdict
-                    long polls = 0;
-                    while (!isDone()) {
-                        if ((++polls & 0xff) == 0) {
-                            abandonedByWatchdog(call);
-                        }
-                    }
-                    // an aborted communicator lets its stuck kernels exit, so "done" is not "succeeded"
-                    abandonedByWatchdog(call);
-                } catch (RuntimeException e) {
-                    throw aborted(call, e);
-                } finally {
-                    watchdog.disarm();
+        @Override
+        public boolean isDone() {
+            if (!done) {
+                Cuda.setDevice(device);
+                if (event == null) {
+                    event = events[nextEvent];
+                    nextEvent = (nextEvent + 1) % events.length;
+                    Cuda.record(event, stream);
                 }
+                done = Cuda.done(event);
             }
-        };
+            return done;
+        }
+
+        @Override
+        public void await(long deadline) {
+            watchdog.arm(deadline);
+            try {
+                // the watchdog owns the deadline and NCCL's health; this thread only notices its verdict
+                long polls = 0;
+                while (!isDone()) {
+                    if ((++polls & 0xff) == 0) {
+                        abandonedByWatchdog(call);
+                    }
+                }
+                // an aborted communicator lets its stuck kernels exit, so "done" is not "succeeded"
+                abandonedByWatchdog(call);
+            } catch (RuntimeException e) {
+                throw aborted(call, e);
+            } finally {
+                watchdog.disarm();
+            }
+        }
     }
 
     /** Signals only; the one caller's catch turns it into the exception, once. */
