@@ -42,6 +42,12 @@ public final class Bootstrap {
     public static Communicator create(Settings settings) {
         JobConfig cfg = JobConfig.from(settings);
         int rank = cfg.rank();
+        HostedStore hostedEarly = null; // rank 0 hosts before the address is known to the others
+        if (cfg.rendezvousThroughLauncher()) {
+            LauncherRendezvous.Agreed agreed = LauncherRendezvous.agree(cfg, settings);
+            cfg = agreed.config();
+            hostedEarly = agreed.hosted();
+        }
         if (cfg.token().length == 0 && cfg.size() > 1 && !warnedNoToken) {
             warnedNoToken = true;
             LOG.log(System.Logger.Level.WARNING, "JCOLL_TOKEN is not set: jcoll connections are not authenticated. "
@@ -61,7 +67,7 @@ public final class Bootstrap {
                 rendezvous = store;
                 advertise = InetAddress.getLoopbackAddress();
             } else if (rank == 0) {
-                HostedStore hosted = host(cfg);
+                HostedStore hosted = hostedEarly != null ? hostedEarly : host(cfg);
                 rendezvous = hosted;
                 store = hosted.server.local();
                 advertise = InetAddress.getByName(cfg.masterAddr());
@@ -76,13 +82,19 @@ public final class Bootstrap {
             long generation = store.add("jcoll/generation/rank" + rank, 1);
             Store scoped = store.scoped("jcoll/comm" + generation + "/");
 
-            Map<String, Availability> local = TransportSelection.probe(providers, settings);
+            // providers probe with this rank's place as the job configuration resolved it (a launcher's variables
+            // included), so that, say, NCCL's probe checks the GPU of this rank's local rank
+            Settings placed = settings.with("JCOLL_RANK", Integer.toString(rank))
+                    .with("JCOLL_WORLD_SIZE", Integer.toString(cfg.size()))
+                    .with("JCOLL_LOCAL_RANK", Integer.toString(cfg.localRank()))
+                    .with("JCOLL_LOCAL_WORLD_SIZE", Integer.toString(cfg.localSize()));
+            Map<String, Availability> local = TransportSelection.probe(providers, placed);
             List<TransportSelection.Verdict> verdicts =
                     TransportSelection.exchange(scoped, rank, cfg.size(), local, cfg.timeout());
             TransportSelection.Choice choice =
                     TransportSelection.choose(cfg.transport(), providers, verdicts, rank, cfg.size());
             Transport transport = choice.provider().open(new TransportContext(rank, cfg.size(), cfg.localRank(),
-                    cfg.localSize(), scoped, advertise, cfg.token(), cfg.timeout(), settings));
+                    cfg.localSize(), scoped, advertise, cfg.token(), cfg.timeout(), placed));
             LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + choice.info());
             return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), choice.info(), cfg.timeout(),
                     transport, rendezvous);
@@ -101,9 +113,9 @@ public final class Bootstrap {
 
 
 
-    private static HostedStore host(JobConfig cfg) throws IOException {
+    static HostedStore host(JobConfig cfg) throws IOException {
         synchronized (HOSTED) {
-            HostedStore h = HOSTED.get(cfg.masterPort());
+            HostedStore h = cfg.masterPort() == 0 ? null : HOSTED.get(cfg.masterPort());
             if (h == null) {
                 StoreServer server;
                 try {
@@ -112,8 +124,8 @@ public final class Bootstrap {
                     throw new BootstrapException("bootstrap", 0, JcollException.NONE, "MASTER_PORT " + cfg.masterPort()
                             + " is already in use on this host (" + e.getMessage() + "); pick a free port", e);
                 }
-                h = new HostedStore(cfg.masterPort(), server);
-                HOSTED.put(cfg.masterPort(), h);
+                h = new HostedStore(server.port(), server); // port 0 asks the system for a free one
+                HOSTED.put(server.port(), h);
             }
             h.users++;
             return h;
@@ -126,7 +138,7 @@ public final class Bootstrap {
      * still be reading it (a failed bootstrap's missing-rank report, a stall
      * diagnosis), and a communicator created meanwhile on the same port reuses it.
      */
-    private static final class HostedStore implements AutoCloseable {
+    static final class HostedStore implements AutoCloseable {
         final int port;
         final StoreServer server;
         int users;

@@ -289,6 +289,7 @@ public final class Launcher {
     /** Whether this process was started as one rank of a job (by jcoll launch, torchrun, or by hand). */
     public static boolean underLauncher() {
         Map<String, String> env = System.getenv();
-        return env.containsKey("RANK") || env.containsKey("JCOLL_RANK");
+        return env.containsKey("RANK") || env.containsKey("JCOLL_RANK")
+                || io.jcoll.bootstrap.JobConfig.launcherOf(io.jcoll.spi.Settings.fromEnvironment()) != null;
     }
 }

@@ -63,4 +63,48 @@ class JobConfigTest {
         assertEquals(8, Settings.parseBytes("8"));
         assertThrows(IllegalArgumentException.class, () -> Settings.parseBytes("lots"));
     }
+
+    @Test
+    void mpirunPlacesTheRankWithoutMasterVariables() {
+        JobConfig c = JobConfig.from(Settings.of(Map.of("OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE", "4",
+                "OMPI_COMM_WORLD_LOCAL_RANK", "1", "OMPI_COMM_WORLD_LOCAL_SIZE", "2")));
+        assertEquals(3, c.rank());
+        assertEquals(4, c.size());
+        assertEquals(1, c.localRank());
+        assertEquals(2, c.localSize());
+        assertEquals("Open MPI", c.launcher());
+        assertTrue(c.rendezvousThroughLauncher());
+        JobConfig agreed = c.withRendezvous("10.0.0.1", 4242, "t".getBytes());
+        assertEquals(4242, agreed.masterPort());
+        assertTrue(!agreed.rendezvousThroughLauncher());
+    }
+
+    @Test
+    void torchrunVariablesWinOverTheLaunchers() {
+        JobConfig c = JobConfig.from(Settings.of(Map.of("RANK", "1", "WORLD_SIZE", "2", "MASTER_PORT", "29500",
+                "OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "8")));
+        assertEquals(1, c.rank());
+        assertEquals(2, c.size());
+        assertEquals(null, c.launcher());
+    }
+
+    @Test
+    void mpichAndSlurmVariables() {
+        JobConfig pmi = JobConfig.from(Settings.of(Map.of("PMI_RANK", "2", "PMI_SIZE", "3", "MPI_LOCALRANKID", "0",
+                "MPI_LOCALNRANKS", "1")));
+        assertEquals("MPICH/PMI", pmi.launcher());
+        assertEquals(2, pmi.rank());
+        assertEquals(0, pmi.localRank());
+        assertEquals(1, pmi.localSize());
+        JobConfig srun = JobConfig.from(Settings.of(Map.of("SLURM_PROCID", "5", "SLURM_NTASKS", "8", "SLURM_LOCALID",
+                "1", "SLURM_STEP_ID", "0")));
+        assertEquals("Slurm", srun.launcher());
+        assertEquals(5, srun.rank());
+        assertEquals(1, srun.localRank());
+        // a batch script sees SLURM_PROCID and SLURM_NTASKS too, but it is one process, not a rank
+        Settings batch = Settings.of(Map.of("SLURM_PROCID", "0", "SLURM_NTASKS", "8"));
+        assertEquals(null, JobConfig.launcherOf(batch));
+        BootstrapException e = assertThrows(BootstrapException.class, () -> JobConfig.from(batch));
+        assertTrue(e.getMessage().contains("RANK is not set"), e.getMessage());
+    }
 }

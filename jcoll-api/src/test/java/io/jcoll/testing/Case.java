@@ -132,8 +132,17 @@ public record Case(Operation operation, DataType type, ReduceOp op, int count, b
 
     /** The full matrix: every operation, type and (for reductions) reduce op, at the given counts. */
     public static List<Case> matrix(int[] counts, boolean withInPlace, int n) {
+        return matrix(counts, withInPlace, n, 1);
+    }
+
+    /**
+     * As {@link #matrix(int[], boolean, int)}, numbering the cases from {@code firstId}: the cases'
+     * inputs derive from their ids, so a random first id gives fresh inputs that every process of a
+     * multi-process job still derives alike.
+     */
+    public static List<Case> matrix(int[] counts, boolean withInPlace, int n, long firstId) {
         List<Case> cases = new ArrayList<>();
-        long id = 1;
+        long id = firstId;
         Data.Kind[] kinds = Data.Kind.values();
         for (Operation o : List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER, Operation.REDUCE_SCATTER,
                 Operation.ALL_TO_ALL, Operation.BROADCAST)) {

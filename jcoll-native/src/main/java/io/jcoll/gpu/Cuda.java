@@ -33,7 +33,10 @@ public final class Cuda {
     }
 
     public static void setDevice(int device) {
-        check(cudart.cudaSetDevice(device), "cudaSetDevice(" + device + ")");
+        int code = cudart.cudaSetDevice(device);
+        if (code != 0) { // the message is built only on failure: this call sits in wait loops
+            check(code, "cudaSetDevice(" + device + ")");
+        }
     }
 
     public static int currentDevice() {

@@ -1,0 +1,324 @@
+package io.jcoll.mpi;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import io.jcoll.Buffer;
+import io.jcoll.HostBuffer;
+import io.jcoll.NetworkReport;
+import io.jcoll.ReduceOp;
+import io.jcoll.exceptions.BootstrapException;
+import io.jcoll.exceptions.CollectiveTimeoutException;
+import io.jcoll.exceptions.InvalidArgumentException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Operation;
+import io.jcoll.spi.StagedAccess;
+import io.jcoll.spi.Transport;
+import io.jcoll.spi.TransportContext;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * Collectives on host memory through the MPI library's own collectives, which
+ * on a cluster use its tuned algorithms and fast interconnect. Each call is
+ * started non-blocking ({@code MPI_Iallreduce}, ...) and completed by polling
+ * {@code MPI_Test} against the call's deadline, so that {@code JCOLL_TIMEOUT}
+ * holds here as on every transport. Memory MPI cannot address directly (Java
+ * arrays, heap byte buffers) is staged through native memory. Reductions take
+ * the types and operations the MPI standard has; the others (16- and 8-bit
+ * floats, AVG) are refused before any byte moves.
+ */
+final class MpiTransport implements Transport {
+
+    private final MpiRuntime runtime;
+    private final MpiLibrary mpi;
+    private final long comm;
+    private final int rank;
+    private final int size;
+    private final Memory request = new Memory(8);
+    private final Memory flag = new Memory(4);
+    private final Stage sendStage = new Stage();
+    private final Stage recvStage = new Stage();
+    private boolean broken;
+
+    private MpiTransport(MpiRuntime runtime, long comm, int rank, int size) {
+        this.runtime = runtime;
+        this.mpi = runtime.mpi;
+        this.comm = comm;
+        this.rank = rank;
+        this.size = size;
+    }
+
+    static MpiTransport open(TransportContext ctx) {
+        MpiRuntime runtime = MpiRuntime.get(ctx.settings(), ctx.rank());
+        int[] world = runtime.worldRankAndSize(ctx.rank());
+        if (world[0] != ctx.rank() || world[1] != ctx.size()) {
+            throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE, "MPI_COMM_WORLD says rank "
+                    + world[0] + " of " + world[1] + " but jcoll's job says rank " + ctx.rank() + " of " + ctx.size()
+                    + ": the MPI job is not this job (set RANK and WORLD_SIZE only as mpirun does, or use tcp)");
+        }
+        if (runtime.threadLevel < MpiLibrary.THREAD_SERIALIZED) {
+            throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE, "MPI runs at thread level "
+                    + runtime.threadLevel + "; jcoll's asynchronous calls need MPI_THREAD_SERIALIZED (2) or more: "
+                    + "initialise MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), or let jcoll initialise it");
+        }
+        return new MpiTransport(runtime, runtime.duplicateWorld(ctx.rank()), ctx.rank(), ctx.size());
+    }
+
+    @Override
+    public String name() {
+        return "mpi";
+    }
+
+    @Override
+    public String unsupportedReason(Buffer buffer) {
+        return buffer instanceof HostBuffer ? null
+                : "the mpi transport moves host memory only (jcoll does not assume a CUDA-aware MPI); use nccl or tcp";
+    }
+
+    @Override
+    public NetworkReport network() {
+        return new NetworkReport("MPI's own collectives through " + mpi.describe()
+                + " (its point-to-point layer picks shared memory on a host and the fastest network between hosts)",
+                List.of("MPI"), "MPI", List.of(mpi.file), null, List.of(), "the loaded MPI library");
+    }
+
+    @Override
+    public void execute(Call call, long deadlineNanos) {
+        if (broken) {
+            throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
+                    "an earlier MPI call did not finish; MPI cannot cancel a collective, so this communicator is done");
+        }
+        refuseWhatMpiLacks(call);
+        HostBuffer send = (HostBuffer) call.send();
+        HostBuffer recv = (HostBuffer) call.recv();
+        long sendBytes = call.sendElements(size) * call.type().size();
+        long recvBytes = call.recvElements(size) * call.type().size();
+        int elements = intCount(call, call.count());
+        int blockBytes = intCount(call, call.count() * call.type().size());
+        long type = call.reduceOp() == null ? mpi.abi.bytes() : mpi.abi.types().get(call.type());
+        long op = call.reduceOp() == null ? 0 : mpi.abi.ops().get(call.reduceOp());
+        long req = MpiLibrary.address(request);
+        Operation o = call.operation();
+        switch (o) {
+            case ALL_REDUCE -> {
+                long out = recvStage.output(recv, recvBytes);
+                long in = call.inPlace() ? recvStage.inPlaceInput(recv, recvBytes) : sendStage.input(send, sendBytes);
+                start(MpiNative.MPI_Iallreduce(call.inPlace() ? mpi.abi.inPlace() : in, out, elements, type, op, comm, req), call);
+            }
+            case ALL_GATHER, ALL_TO_ALL -> exchangeBlocks(call, send, recv, sendBytes, recvBytes, blockBytes, req);
+            case REDUCE_SCATTER -> {
+                // in place, the output is the input's own block: MPI forbids the overlap, so the input is staged
+                long in = call.inPlace() ? sendStage.copyOf(send, sendBytes) : sendStage.input(send, sendBytes);
+                long out = recvStage.output(recv, recvBytes);
+                start(MpiNative.MPI_Ireduce_scatter_block(in, out, elements, type, op, comm, req), call);
+            }
+            case BROADCAST -> {
+                long data = recvStage.output(recv, recvBytes);
+                if (rank == call.root()) {
+                    sendStage.input(send, sendBytes);
+                    recvStage.fillFrom(sendStage); // the root sends its input and gets it in its output too
+                }
+                start(MpiNative.MPI_Ibcast(data, blockBytes, mpi.abi.bytes(), call.root(), comm, req), call);
+            }
+            case BARRIER -> start(MpiNative.MPI_Ibarrier(comm, req), call);
+            case SEND -> start(MpiNative.MPI_Isend(sendStage.input(send, sendBytes), blockBytes, mpi.abi.bytes(),
+                    call.root(), 0, comm, req), call);
+            case RECV -> start(MpiNative.MPI_Irecv(recvStage.output(recv, recvBytes), blockBytes, mpi.abi.bytes(),
+                    call.root(), 0, comm, req), call);
+            default -> throw new IllegalArgumentException("unknown operation " + o);
+        }
+        await(call, deadlineNanos);
+        if (recv != null) {
+            recvStage.commit(recv);
+        }
+    }
+
+    /** AllGather and All-to-All: blocks of bytes, in place through MPI_IN_PLACE (MPI's layout is NCCL's). */
+    private void exchangeBlocks(Call call, HostBuffer send, HostBuffer recv, long sendBytes, long recvBytes,
+                                int blockBytes, long req) {
+        long out = recvStage.output(recv, recvBytes);
+        long in;
+        int sendCount;
+        if (call.inPlace()) {
+            recvStage.inPlaceInput(recv, recvBytes); // the output's native bytes hold this rank's input
+            in = mpi.abi.inPlace();
+            sendCount = 0;
+        } else {
+            in = sendStage.input(send, sendBytes);
+            sendCount = blockBytes;
+        }
+        long bytes = mpi.abi.bytes();
+        start(call.operation() == Operation.ALL_GATHER
+                ? MpiNative.MPI_Iallgather(in, sendCount, bytes, out, blockBytes, bytes, comm, req)
+                : MpiNative.MPI_Ialltoall(in, sendCount, bytes, out, blockBytes, bytes, comm, req), call);
+    }
+
+    private void start(int rc, Call call) {
+        mpi.check(rc, call.operation().label(), rank);
+    }
+
+    /** Polls MPI_Test until the request completes or the deadline passes. */
+    private void await(Call call, long deadlineNanos) {
+        long req = MpiLibrary.address(request);
+        long done = MpiLibrary.address(flag);
+        long polls = 0;
+        while (true) {
+            mpi.check(MpiNative.MPI_Test(req, done, mpi.abi.statusIgnore()), "MPI_Test", rank);
+            if (flag.getInt(0) != 0) {
+                return;
+            }
+            if ((++polls & 0x3ff) == 0 && System.nanoTime() - deadlineNanos > 0) {
+                broken = true;
+                throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
+                        call.describe() + " did not complete within JCOLL_TIMEOUT (a peer may have stopped or be in "
+                                + "another operation); MPI cannot cancel a collective, so this communicator is done");
+            }
+            if ((polls & 0xff) == 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private void refuseWhatMpiLacks(Call call) {
+        ReduceOp op = call.reduceOp();
+        if (op == null) {
+            return;
+        }
+        if (!mpi.abi.ops().containsKey(op)) {
+            throw new InvalidArgumentException(call.operation().label(), rank, JcollException.NONE, "the MPI standard "
+                    + "has no " + op + " reduction; reduce with SUM and divide, or use the tcp or nccl transport");
+        }
+        if (!mpi.abi.types().containsKey(call.type())) {
+            throw new InvalidArgumentException(call.operation().label(), rank, JcollException.NONE, "the MPI standard "
+                    + "has no " + call.type() + " type to reduce; use the tcp or nccl transport for it");
+        }
+        if ((call.type() == io.jcoll.DataType.INT8 || call.type() == io.jcoll.DataType.UINT8)
+                && runtime.saturatingByteOps.contains(op)) {
+            throw new InvalidArgumentException(call.operation().label(), rank, JcollException.NONE, "this MPI library "
+                    + "computes " + op + " on 8-bit integers with saturation, not wrap-around (Open MPI's AVX op "
+                    + "component); start the job with OMPI_MCA_op=^avx, or let jcoll initialise MPI");
+        }
+    }
+
+    private int intCount(Call call, long n) {
+        if (n > Integer.MAX_VALUE) {
+            throw new InvalidArgumentException(call.operation().label(), rank, JcollException.NONE, "MPI counts are C "
+                    + "ints: " + n + " is more than " + Integer.MAX_VALUE + "; split the call");
+        }
+        return (int) n;
+    }
+
+    @Override
+    public void abort(Throwable cause) {
+        broken = true;
+    }
+
+    @Override
+    public void close() {
+        if (!broken) {
+            runtime.free(comm, rank);
+        }
+        sendStage.close();
+        recvStage.close();
+    }
+
+    /**
+     * Native memory for one argument: the buffer's own bytes when they are
+     * direct (no copy), else a reused native stage that is copied in, or out
+     * through {@link #commit}.
+     */
+    private static final class Stage implements AutoCloseable {
+        private Memory memory;
+        private ByteBuffer stage;     // this call's window of memory
+        private ByteBuffer target;    // the buffer's bytes MPI's output lands in (through the stage if not direct)
+        private ByteBuffer lastInput; // the native bytes input() handed out, for the broadcast root's copy
+
+        /** The address of {@code bytes} of {@code buffer} to read. */
+        long input(HostBuffer buffer, long bytes) {
+            ByteBuffer window = window(bytes);
+            ByteBuffer view = buffer.readable(0, (int) bytes, window);
+            lastInput = view.isDirect() ? view : copyInto(window, view);
+            return addressOf(lastInput);
+        }
+
+        /** A copy of the input in this stage, never the buffer's own memory (MPI forbids aliasing). */
+        long copyOf(HostBuffer buffer, long bytes) {
+            ByteBuffer window = window(bytes);
+            ByteBuffer view = buffer.readable(0, (int) bytes, window);
+            return addressOf(view == window ? window : copyInto(window, view));
+        }
+
+        /** The address MPI writes {@code bytes} of {@code buffer} to; {@link #commit} completes it. */
+        long output(HostBuffer buffer, long bytes) {
+            ByteBuffer window = window(bytes);
+            target = buffer.writable(0, (int) bytes, window);
+            return addressOf(target.isDirect() ? target : window);
+        }
+
+        /** For MPI_IN_PLACE, after {@link #output}: the output's native bytes must hold the input. */
+        long inPlaceInput(HostBuffer buffer, long bytes) {
+            if (target.isDirect() && target != stage) {
+                return addressOf(target); // the buffer's own memory already holds it
+            }
+            ByteBuffer view = buffer.readable(0, (int) bytes, stage); // an array copies itself into the stage
+            if (view != stage) {
+                copyInto(stage, view);
+            }
+            return addressOf(stage);
+        }
+
+        /** Copies what {@code from}'s last {@link #input} handed out into this stage's output (broadcast's root). */
+        void fillFrom(Stage from) {
+            ByteBuffer out = target.isDirect() ? target : stage;
+            ByteBuffer in = from.lastInput.duplicate().clear();
+            if (addressOf(out) != addressOf(in)) {
+                out.duplicate().clear().put(in);
+            }
+        }
+
+        void commit(HostBuffer buffer) {
+            if (target != null) {
+                if (!target.isDirect()) {
+                    target.duplicate().clear().put(stage.duplicate().clear()); // a heap byte buffer's own bytes
+                    buffer.commit(0, target.duplicate().clear());
+                } else {
+                    buffer.commit(0, target.duplicate().clear()); // copies a staged array in; nothing for a view
+                }
+            }
+            target = null;
+        }
+
+        private static ByteBuffer copyInto(ByteBuffer window, ByteBuffer view) {
+            window.clear();
+            window.put(view.duplicate().clear());
+            return window.clear();
+        }
+
+        /** {@code bytes} of native memory (at least one byte, so that every address is valid). */
+        private ByteBuffer window(long bytes) {
+            long need = Math.max(bytes, 1);
+            if (memory == null || memory.size() < need) {
+                if (memory != null) {
+                    memory.close();
+                }
+                memory = new Memory(Math.max(need, 64));
+            }
+            stage = memory.getByteBuffer(0, bytes).order(java.nio.ByteOrder.nativeOrder());
+            return stage;
+        }
+
+        private static long addressOf(ByteBuffer b) {
+            return MpiLibrary.address(Native.getDirectBufferPointer(b)) + b.position();
+        }
+
+        @Override
+        public void close() {
+            if (memory != null) {
+                memory.close();
+                memory = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.jcoll.mpi;
+
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.Jcoll;
+import io.jcoll.ReduceOp;
+import io.jcoll.exceptions.InvalidArgumentException;
+import io.jcoll.testing.Case;
+import io.jcoll.testing.Ops;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One rank of a job that {@code mpirun} starts ({@link MpirunJobTest}): forms a
+ * communicator from the launcher's environment alone (no MASTER_ADDR), runs the
+ * whole case matrix with fresh inputs ({@code JCOLL_TEST_FIRST_ID}) and
+ * point-to-point around a ring, and checks every result against the
+ * double-precision reference. Exit 0 only if every result was right. With
+ * argument {@code die=R}, rank R exits with code 3 once everyone is in, while
+ * the others start an AllReduce.
+ */
+public final class MpiJobMain {
+
+    private static final int[] COUNTS = {0, 1, 2, 13, 97, 1000};
+    private static final Set<DataType> MPI_REDUCES = Set.of(DataType.FLOAT32, DataType.FLOAT64, DataType.INT8,
+            DataType.UINT8, DataType.INT32, DataType.INT64);
+
+    private MpiJobMain() {
+    }
+
+    public static void main(String[] args) {
+        int die = args.length > 0 && args[0].startsWith("die=") ? Integer.parseInt(args[0].substring(4)) : -1;
+        if (args.length > 0 && args[0].equals("user-init")) {
+            userInitialisedMpi();
+            return;
+        }
+        long firstId = Long.parseLong(System.getenv().getOrDefault("JCOLL_TEST_FIRST_ID", "1"));
+        try (Communicator comm = Jcoll.fromEnvironment()) {
+            int rank = comm.rank();
+            String expected = System.getenv().getOrDefault("JCOLL_TRANSPORT", "auto");
+            if (!expected.equals("auto") && !comm.transport().name().equals(expected)) {
+                throw new AssertionError("transport " + comm.transport().name() + ", expected " + expected);
+            }
+            if (die >= 0) {
+                comm.barrier();
+                if (rank == die) {
+                    System.out.println("rank " + rank + " exits early on purpose");
+                    System.out.flush();
+                    Runtime.getRuntime().halt(3);
+                }
+                comm.allReduce(HostBuffer.of(new float[1 << 20]), ReduceOp.SUM);
+                System.out.println("rank " + rank + " finished an AllReduce a rank left: WRONG");
+                System.exit(1);
+            }
+            boolean mpi = comm.transport().name().equals("mpi");
+            List<Case> cases = Case.matrix(COUNTS, true, comm.size(), firstId);
+            int ran = 0;
+            int refused = 0;
+            for (int i = 0; i < cases.size(); i++) {
+                Case c = cases.get(i);
+                boolean mpiLacks = mpi && c.op() != null && (c.op() == ReduceOp.AVG || !MPI_REDUCES.contains(c.type()));
+                try {
+                    c.run(Ops.of(comm, i % 2 == 1));
+                    if (mpiLacks) {
+                        throw new AssertionError(c + " ran although MPI has no such reduction");
+                    }
+                    ran++;
+                } catch (InvalidArgumentException e) {
+                    if (!mpiLacks || !e.getMessage().contains("the MPI standard has no")) {
+                        throw e;
+                    }
+                    refused++;
+                }
+            }
+            ringOfSends(comm);
+            comm.barrier();
+            System.out.println("rank " + rank + " of " + comm.size() + " over " + comm.transport().name() + ": "
+                    + ran + " cases right, " + refused + " refused as MPI lacks them, sends right");
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.out.flush();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    /**
+     * The program initialises MPI itself, then uses jcoll: jcoll must reuse MPI and leave it initialised
+     * when its communicator closes; the program finalizes it.
+     */
+    private static void userInitialisedMpi() {
+        MpiLibrary mpi = MpiLibrary.load(io.jcoll.spi.Settings.fromEnvironment()).library();
+        try (com.sun.jna.Memory word = new com.sun.jna.Memory(4)) {
+            mpi.check(MpiNative.MPI_Init_thread(0, 0, MpiLibrary.THREAD_MULTIPLE, MpiLibrary.address(word)),
+                    "MPI_Init_thread", -1);
+            int rank;
+            try (Communicator comm = Jcoll.fromEnvironment()) {
+                rank = comm.rank();
+                long[] one = {1};
+                comm.allReduce(HostBuffer.of(one), ReduceOp.SUM);
+                if (one[0] != comm.size() || !comm.transport().name().equals("mpi")) {
+                    throw new AssertionError("sum " + one[0] + " over " + comm.transport().name());
+                }
+            }
+            mpi.check(MpiNative.MPI_Finalized(MpiLibrary.address(word)), "MPI_Finalized", rank);
+            boolean finalized = word.getInt(0) != 0;
+            mpi.check(MpiNative.MPI_Initialized(MpiLibrary.address(word)), "MPI_Initialized", rank);
+            if (finalized || word.getInt(0) == 0) {
+                throw new AssertionError("jcoll finalized MPI that the program had initialised");
+            }
+            mpi.check(MpiNative.MPI_Finalize(), "MPI_Finalize", rank);
+            System.out.println("rank " + rank + ": jcoll reused the program's MPI and left it to the program");
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    /** Each rank sends a block derived from its rank to the next and checks the one from the previous. */
+    private static void ringOfSends(Communicator comm) {
+        int n = comm.size();
+        int rank = comm.rank();
+        if (n < 2) {
+            return;
+        }
+        long[] out = new long[257];
+        long[] in = new long[257];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = rank * 1_000_003L + i;
+        }
+        int next = (rank + 1) % n;
+        int prev = (rank + n - 1) % n;
+        if (rank % 2 == 0) {
+            comm.send(HostBuffer.of(out), out.length, next);
+            comm.recv(HostBuffer.of(in), in.length, prev);
+        } else {
+            comm.recv(HostBuffer.of(in), in.length, prev);
+            comm.send(HostBuffer.of(out), out.length, next);
+        }
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] != prev * 1_000_003L + i) {
+                throw new AssertionError("rank " + rank + " received " + in[i] + " at " + i + " from rank " + prev);
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.jcoll.mpi;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Real {@code mpirun} jobs of 4 Java processes ({@link MpiJobMain}), placed by
+ * Open MPI alone: no MASTER_ADDR, MASTER_PORT or RANK. Skips, saying why, where
+ * {@code mpirun} is not installed ({@code .ci/run} installs Debian's openmpi-bin).
+ */
+class MpirunJobTest {
+
+    private static final int RANKS = 4;
+
+    record Job(int exit, String output) {
+    }
+
+    @BeforeAll
+    static void needsMpirun() {
+        Assumptions.assumeTrue(onPath("mpirun"), "SKIPPED: mpirun is not installed (apt-get install openmpi-bin)");
+    }
+
+    static boolean onPath(String command) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(dir, command))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static Job mpirun(Map<String, String> env, int timeoutSeconds, String... args) throws IOException, InterruptedException {
+        return mpirun(System.getProperty("java.class.path"), env, timeoutSeconds, args);
+    }
+
+    static Job mpirun(String classpath, Map<String, String> env, int timeoutSeconds, String... args)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
+                Integer.toString(RANKS), "--mca", "btl_vader_single_copy_mechanism", "none",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
+                "-cp", classpath, MpiJobMain.class.getName()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        for (String v : List.of("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "JCOLL_TOKEN",
+                "JCOLL_TRANSPORT")) {
+            pb.environment().remove(v);
+        }
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("mpirun did not finish in " + timeoutSeconds + " s:\n" + new String(out, StandardCharsets.UTF_8));
+        }
+        return new Job(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest(name = "JCOLL_TRANSPORT={0}")
+    @ValueSource(strings = {"mpi", "tcp"})
+    void everyCollectiveOnEveryRank(String transport) throws Exception {
+        long firstId = ThreadLocalRandom.current().nextLong(1, 1L << 40);
+        Job job = mpirun(Map.of("JCOLL_TRANSPORT", transport, "JCOLL_TEST_FIRST_ID", Long.toString(firstId),
+                "JCOLL_TIMEOUT", "120s"), 400);
+        assertEquals(0, job.exit(), job.output());
+        for (int r = 0; r < RANKS; r++) {
+            assertTrue(job.output().contains("rank " + r + " of " + RANKS + " over " + transport + ": "), job.output());
+        }
+        if (transport.equals("mpi")) {
+            assertTrue(job.output().contains("refused as MPI lacks them"), job.output());
+            assertTrue(!job.output().contains(" 0 cases right"), job.output());
+        }
+    }
+
+    @Test
+    void autoPicksMpiUnderMpirun() throws Exception {
+        Job job = mpirun(Map.of("JCOLL_TRANSPORT", "auto", "JCOLL_TEST_FIRST_ID", "7"), 400);
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("over mpi: "), job.output());
+    }
+
+    @Test
+    void aProgramThatInitialisedMpiItselfKeepsIt() throws Exception {
+        Job job = mpirun(Map.of("JCOLL_TRANSPORT", "mpi"), 120, "user-init");
+        assertEquals(0, job.exit(), job.output());
+        for (int r = 0; r < RANKS; r++) {
+            assertTrue(job.output().contains("rank " + r + ": jcoll reused the program's MPI and left it"), job.output());
+        }
+    }
+
+    /** With Open MPI's Java bindings on the class path (a stand-in here), jcoll initialises MPI through them. */
+    @Test
+    void openMpisJavaBindingsAreUsedWhenPresent(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+        Assumptions.assumeTrue(javac != null, "SKIPPED: no Java compiler in this runtime");
+        int rc = javac.run(null, null, null, "-d", dir.toString(), "-cp", System.getProperty("java.class.path"),
+                Path.of("src/test/mpijar-stub/mpi/MPI.java").toString());
+        assertEquals(0, rc, "the stand-in for mpi.jar did not compile");
+        Job job = mpirun(dir + java.io.File.pathSeparator + System.getProperty("java.class.path"),
+                Map.of("JCOLL_TRANSPORT", "mpi", "JCOLL_TEST_FIRST_ID", "3"), 400);
+        assertEquals(0, job.exit(), job.output());
+        assertEquals(RANKS, job.output().split("mpi.jar stand-in: InitThread\\(3\\) -> 3", -1).length - 1, job.output());
+        assertEquals(RANKS, job.output().split("mpi.jar stand-in: Finalize", -1).length - 1, job.output());
+    }
+
+    @ParameterizedTest(name = "JCOLL_TRANSPORT={0}")
+    @ValueSource(strings = {"mpi", "tcp"})
+    void aRankThatExitsEarlyEndsTheJobWithAnError(String transport) throws Exception {
+        long start = System.nanoTime();
+        Job job = mpirun(Map.of("JCOLL_TRANSPORT", transport, "JCOLL_TIMEOUT", "20s"), 120, "die=2");
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertNotEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("rank 2 exits early on purpose"), job.output());
+        assertTrue(!job.output().contains("WRONG"), job.output());
+        assertTrue(seconds < 90, "the job took " + seconds + " s to end");
+    }
+}
