@@ -57,7 +57,7 @@ record MpiAbi(String name, long commWorld, long errorsReturn, long bytes, long i
         types.put(DataType.FLOAT32, 0x4c00040aL);
         types.put(DataType.FLOAT64, 0x4c00080bL);
         types.put(DataType.INT8, 0x4c000137L);
-        types.put(DataType.UINT8, 0x4c000138L);
+        types.put(DataType.UINT8, 0x4c00013bL);
         types.put(DataType.INT32, 0x4c000439L);
         types.put(DataType.INT64, 0x4c00083aL);
         Map<ReduceOp, Long> ops = new EnumMap<>(ReduceOp.class);

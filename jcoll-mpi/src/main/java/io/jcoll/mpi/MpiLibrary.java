@@ -18,8 +18,9 @@ import java.util.Map;
  * Looked for: {@code JCOLL_MPI_LIBRARY}; then in the installation that
  * {@code OPAL_PREFIX}, {@code MPI_HOME} or {@code MPI_ROOT} names, and the one
  * the {@code mpirun} on the {@code PATH} belongs to ({@code PREFIX/lib}); then
- * Open MPI's {@code libmpi.so.40} (4.x and 5.x), MPICH's {@code libmpi.so.12}
- * and {@code libmpi.so} through the dynamic linker ({@code LD_LIBRARY_PATH},
+ * Open MPI's {@code libmpi.so.40} (4.x and 5.x), MPICH's {@code libmpi.so.12} or
+ * {@code libmpich.so.12} (first when MPICH's launcher placed the rank) and
+ * {@code libmpi.so} through the dynamic linker ({@code LD_LIBRARY_PATH},
  * its cache). Loaded with
  * {@code RTLD_GLOBAL}, because Open MPI's plug-ins resolve their symbols against it.
  */
@@ -57,6 +58,10 @@ final class MpiLibrary {
     }
 
     private static Status find(Settings settings) {
+        // before the library loads, because UCX (under MPICH, and Open MPI's ucx layer) reads its settings
+        // when it is loaded: otherwise it catches SIGSEGV, which the JVM raises on purpose for its implicit
+        // null checks, and kills the process
+        setenvUnlessSet("UCX_ERROR_SIGNALS", "");
         List<String> candidates = new ArrayList<>();
         settings.get("JCOLL_MPI_LIBRARY").ifPresent(candidates::add);
         for (java.nio.file.Path prefix : installations(settings)) {
@@ -67,7 +72,10 @@ final class MpiLibrary {
                 }
             }
         }
-        candidates.addAll(List.of("libmpi.so.40", "libmpi.so.12", "libmpi.so"));
+        // the launcher's own library first: an MPICH job on a host that also has Open MPI must load MPICH's
+        boolean mpich = "MPICH/PMI".equals(io.jcoll.bootstrap.JobConfig.launcherOf(settings));
+        candidates.addAll(mpich ? List.of("libmpi.so.12", "libmpich.so.12", "libmpi.so.40", "libmpi.so")
+                : List.of("libmpi.so.40", "libmpi.so.12", "libmpich.so.12", "libmpi.so"));
         Map<String, String> tried = new LinkedHashMap<>();
         for (String candidate : candidates) {
             try {
@@ -107,6 +115,11 @@ final class MpiLibrary {
             }
         }
         return prefixes;
+    }
+
+    /** Sets a variable in the C environment (which MPI and UCX read), unless it is already set. */
+    static void setenvUnlessSet(String name, String value) {
+        NativeLibrary.getInstance("c").getFunction("setenv").invokeInt(new Object[] {name, value, 0});
     }
 
     /** {@code MPI_Get_library_version}'s first line; callable before MPI_Init. */

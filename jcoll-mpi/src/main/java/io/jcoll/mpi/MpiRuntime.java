@@ -23,42 +23,62 @@ final class MpiRuntime {
     final MpiLibrary mpi;
     final boolean ownedByJcoll;
     final int threadLevel;
-    /** Reductions on 8-bit integers that this MPI computes with saturation instead of C's wrap-around. */
-    final java.util.Set<io.jcoll.ReduceOp> saturatingByteOps;
+    /** Reductions on 8-bit integers ({@code "uint8 MIN"}) that this MPI library computes wrongly. */
+    final java.util.Set<String> wrongByteReductions;
 
     private MpiRuntime(MpiLibrary mpi, boolean owned, int threadLevel) {
         this.mpi = mpi;
         this.ownedByJcoll = owned;
         this.threadLevel = threadLevel;
-        this.saturatingByteOps = saturatingByteOps(mpi);
+        this.wrongByteReductions = wrongByteReductions(mpi);
     }
 
     /**
-     * Open MPI 4.1's AVX reduction component adds and multiplies 8-bit integers with saturating
-     * instructions, unlike C, NCCL and jcoll's other transports, which wrap around. jcoll turns that
-     * component off when it initialises MPI itself ({@code OMPI_MCA_op=^avx}, unless you set
-     * {@code OMPI_MCA_op}), and checks what the library really does with {@code MPI_Reduce_local}, so
-     * that a program that initialised MPI with the component on gets a clear refusal instead of
-     * different sums.
+     * Which reductions on 8-bit integers this library gets wrong, found with {@code MPI_Reduce_local} on
+     * values whose right answers are known. Open MPI 4.1's AVX reduction component adds and multiplies
+     * them with saturating instructions, unlike C, NCCL and jcoll's other transports, which wrap around;
+     * jcoll turns that component off when it initialises MPI itself ({@code OMPI_MCA_op=^avx}, unless
+     * you set {@code OMPI_MCA_op}), and the check catches it, or any other library's slip, when the
+     * program initialised MPI with it on: such reductions are then refused with the reason.
      */
-    private static java.util.Set<io.jcoll.ReduceOp> saturatingByteOps(MpiLibrary mpi) {
-        java.util.Set<io.jcoll.ReduceOp> saturating = java.util.EnumSet.noneOf(io.jcoll.ReduceOp.class);
-        int n = 64; // long enough for the vector path
-        for (io.jcoll.ReduceOp op : java.util.List.of(io.jcoll.ReduceOp.SUM, io.jcoll.ReduceOp.PROD)) {
-            try (Memory in = new Memory(n); Memory inout = new Memory(n)) {
-                for (int i = 0; i < n; i++) {
-                    in.setByte(i, (byte) 100);
-                    inout.setByte(i, (byte) 100);
-                }
-                int rc = MpiNative.MPI_Reduce_local(MpiLibrary.address(in), MpiLibrary.address(inout), n,
-                        mpi.abi.types().get(io.jcoll.DataType.INT8), mpi.abi.ops().get(op));
-                byte wrapped = (byte) (op == io.jcoll.ReduceOp.SUM ? 200 : 10000);
-                if (rc == 0 && inout.getByte(n - 1) != wrapped) {
-                    saturating.add(op);
+    private static java.util.Set<String> wrongByteReductions(MpiLibrary mpi) {
+        java.util.Set<String> wrong = new java.util.TreeSet<>();
+        int n = 64; // long enough for a vector path
+        for (io.jcoll.DataType type : java.util.List.of(io.jcoll.DataType.INT8, io.jcoll.DataType.UINT8)) {
+            for (io.jcoll.ReduceOp op : java.util.List.of(io.jcoll.ReduceOp.SUM, io.jcoll.ReduceOp.PROD,
+                    io.jcoll.ReduceOp.MIN, io.jcoll.ReduceOp.MAX)) {
+                try (Memory in = new Memory(n); Memory inout = new Memory(n)) {
+                    byte[] a = new byte[n];
+                    byte[] b = new byte[n];
+                    byte[] want = new byte[n];
+                    for (int i = 0; i < n; i++) {
+                        a[i] = (byte) (100 + i);   // crosses 127: signed and unsigned orders differ
+                        b[i] = (byte) (113 - i);
+                        want[i] = expected(type, op, a[i], b[i]);
+                    }
+                    in.write(0, a, 0, n);
+                    inout.write(0, b, 0, n);
+                    int rc = MpiNative.MPI_Reduce_local(MpiLibrary.address(in), MpiLibrary.address(inout), n,
+                            mpi.abi.types().get(type), mpi.abi.ops().get(op));
+                    if (rc != 0 || !java.util.Arrays.equals(inout.getByteArray(0, n), want)) {
+                        wrong.add(type + " " + op);
+                    }
                 }
             }
         }
-        return saturating;
+        return wrong;
+    }
+
+    /** C's answer, wrapping around: what every jcoll transport computes. */
+    private static byte expected(io.jcoll.DataType type, io.jcoll.ReduceOp op, byte a, byte b) {
+        int x = type == io.jcoll.DataType.UINT8 ? a & 0xff : a;
+        int y = type == io.jcoll.DataType.UINT8 ? b & 0xff : b;
+        return (byte) switch (op) {
+            case SUM -> x + y;
+            case PROD -> x * y;
+            case MIN -> Math.min(x, y);
+            default -> Math.max(x, y);
+        };
     }
 
     /** The initialised runtime; initialises MPI on first use unless the program did. */
@@ -83,8 +103,7 @@ final class MpiRuntime {
                 mpi.check(MpiNative.MPI_Query_thread(MpiLibrary.address(provided)), "MPI_Query_thread", rank);
             } else {
                 if (mpi.abi.name().equals("Open MPI")) {
-                    com.sun.jna.NativeLibrary.getInstance("c").getFunction("setenv")
-                            .invokeInt(new Object[] {"OMPI_MCA_op", "^avx", 0}); // 0: a value you set wins
+                    MpiLibrary.setenvUnlessSet("OMPI_MCA_op", "^avx"); // see wrongByteReductions
                 }
                 JavaBindings java = JavaBindings.find();
                 if (java != null) {

@@ -194,11 +194,11 @@ final class MpiTransport implements Transport {
             throw new InvalidArgumentException(call.operation().label(), rank, JcollException.NONE, "the MPI standard "
                     + "has no " + call.type() + " type to reduce; use the tcp or nccl transport for it");
         }
-        if ((call.type() == io.jcoll.DataType.INT8 || call.type() == io.jcoll.DataType.UINT8)
-                && runtime.saturatingByteOps.contains(op)) {
+        if (runtime.wrongByteReductions.contains(call.type() + " " + op)) {
             throw new InvalidArgumentException(call.operation().label(), rank, JcollException.NONE, "this MPI library "
-                    + "computes " + op + " on 8-bit integers with saturation, not wrap-around (Open MPI's AVX op "
-                    + "component); start the job with OMPI_MCA_op=^avx, or let jcoll initialise MPI");
+                    + "computes " + op + " on " + call.type() + " wrongly (checked with MPI_Reduce_local: with Open MPI, "
+                    + "its AVX op component saturates instead of wrapping around; start the job with OMPI_MCA_op=^avx, "
+                    + "or let jcoll initialise MPI); use the tcp transport for it");
         }
     }
 

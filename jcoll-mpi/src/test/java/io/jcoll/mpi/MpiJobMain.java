@@ -58,6 +58,7 @@ public final class MpiJobMain {
             List<Case> cases = Case.matrix(COUNTS, true, comm.size(), firstId);
             int ran = 0;
             int refused = 0;
+            java.util.Set<String> libraryRefused = new java.util.TreeSet<>();
             for (int i = 0; i < cases.size(); i++) {
                 Case c = cases.get(i);
                 boolean mpiLacks = mpi && c.op() != null && (c.op() == ReduceOp.AVG || !MPI_REDUCES.contains(c.type()));
@@ -68,6 +69,10 @@ public final class MpiJobMain {
                     }
                     ran++;
                 } catch (InvalidArgumentException e) {
+                    if (mpi && e.getMessage().contains("wrongly (checked with MPI_Reduce_local")) {
+                        libraryRefused.add(c.type() + " " + c.op()); // the library's own slip, found and refused
+                        continue;
+                    }
                     if (!mpiLacks || !e.getMessage().contains("the MPI standard has no")) {
                         throw e;
                     }
@@ -77,7 +82,9 @@ public final class MpiJobMain {
             ringOfSends(comm);
             comm.barrier();
             System.out.println("rank " + rank + " of " + comm.size() + " over " + comm.transport().name() + ": "
-                    + ran + " cases right, " + refused + " refused as MPI lacks them, sends right");
+                    + ran + " cases right, " + refused + " refused as MPI lacks them"
+                    + (libraryRefused.isEmpty() ? "" : ", refused as this library gets them wrong: " + libraryRefused)
+                    + ", sends right");
         } catch (Throwable t) {
             t.printStackTrace();
             System.out.flush();

@@ -52,7 +52,9 @@ class MpirunJobTest {
 
     static Job mpirun(String classpath, Map<String, String> env, int timeoutSeconds, String... args)
             throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
+        // Open MPI's own name for it, where MPICH is installed beside it and may own the plain name
+        String mpirun = onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun";
+        List<String> cmd = new ArrayList<>(List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-np",
                 Integer.toString(RANKS), "--mca", "btl_vader_single_copy_mechanism", "none",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
                 "-cp", classpath, MpiJobMain.class.getName()));
@@ -117,6 +119,27 @@ class MpirunJobTest {
         assertEquals(0, job.exit(), job.output());
         assertEquals(RANKS, job.output().split("mpi.jar stand-in: InitThread\\(3\\) -> 3", -1).length - 1, job.output());
         assertEquals(RANKS, job.output().split("mpi.jar stand-in: Finalize", -1).length - 1, job.output());
+    }
+
+    /** The same job under MPICH's launcher and library (MPICH's ABI), where Debian's mpich is installed. */
+    @ParameterizedTest(name = "MPICH, JCOLL_TRANSPORT={0}")
+    @ValueSource(strings = {"mpi", "tcp"})
+    void underMpich(String transport) throws Exception {
+        Assumptions.assumeTrue(onPath("mpiexec.mpich"), "SKIPPED: MPICH is not installed (apt-get install mpich)");
+        List<String> cmd = List.of("mpiexec.mpich", "-n", "3", Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                MpiJobMain.class.getName());
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> k.startsWith("OMPI_") || k.equals("MASTER_ADDR") || k.equals("RANK"));
+        pb.environment().put("JCOLL_TRANSPORT", transport);
+        pb.environment().put("JCOLL_TEST_FIRST_ID", Long.toString(ThreadLocalRandom.current().nextLong(1, 1L << 40)));
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(400, TimeUnit.SECONDS), out);
+        assertEquals(0, p.exitValue(), out);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(out.contains("rank " + r + " of 3 over " + transport + ": "), out);
+        }
     }
 
     @ParameterizedTest(name = "JCOLL_TRANSPORT={0}")
