@@ -1,0 +1,95 @@
+package io.jcoll.examples;
+
+import io.jcoll.launch.Launcher;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every example as the README runs it: 4 ranks in separate JVMs through the
+ * launcher behind {@code ./jcoll launch -n 4 --}, each checking its own results.
+ */
+class ExamplesTest {
+
+    record Run(int exit, String output) {
+    }
+
+    static Run launch(Class<?> main, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+        int exit = Launcher.launch(new Launcher.Plan(4, System.getProperty("java.class.path"), main.getName(),
+                List.of(args), List.of("-Xmx256m"), Duration.ofSeconds(15)), print, print);
+        return new Run(exit, out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void quickStart() {
+        Run r = launch(QuickStart.class);
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("average is 1.5"), r.output());
+    }
+
+    @Test
+    void dataParallelTrainingMatchesOneProcess() {
+        Run r = launch(DataParallelTraining.class, "--check");
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("loss curve matches one process on whole batches"), r.output());
+        assertTrue(r.output().contains("parameters identical on all 4 ranks, 3 AllReduce calls a step"), r.output());
+    }
+
+    @Test
+    void mixtureOfExpertsRoutesAndCombines() {
+        Run r = launch(MixtureOfExperts.class);
+        assertEquals(0, r.exit(), r.output());
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(r.output().contains("rank " + rank + ": 512 tokens routed to 8 experts on 4 ranks"), r.output());
+        }
+    }
+
+    @Test
+    void shardedTrainingMatchesTheUnshardedRun() {
+        Run r = launch(ShardedTraining.class);
+        assertEquals(0, r.exit(), r.output());
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(r.output().contains("rank " + rank + ": 100 steps"), r.output());
+        }
+    }
+
+    static boolean onPath(String command) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(dir, command))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The mpirun example, where Open MPI is installed (.ci/run installs it). */
+    @Test
+    void mpiLaunch() throws Exception {
+        String mpirun = onPath("mpirun.openmpi") ? "mpirun.openmpi" : onPath("mpirun") ? "mpirun" : null;
+        Assumptions.assumeTrue(mpirun != null, "SKIPPED: mpirun is not installed (apt-get install openmpi-bin)");
+        ProcessBuilder pb = new ProcessBuilder(mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
+                System.getProperty("java.class.path"), MpiLaunch.class.getName()).redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> k.equals("MASTER_ADDR") || k.equals("RANK") || k.startsWith("JCOLL_"));
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
+        assertEquals(0, p.exitValue(), out);
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(out.contains("rank " + rank + " of 4 (local " + rank + ") over mpi: sum of ranks + 1 is 10"), out);
+        }
+    }
+}
