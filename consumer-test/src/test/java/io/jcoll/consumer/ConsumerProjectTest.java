@@ -1,0 +1,122 @@
+package io.jcoll.consumer;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What a user of the published artifacts gets: small Maven projects that import
+ * jcoll-bom and depend on jcoll's modules are built offline against the local
+ * repository (where {@code mvn install} just put them), their dependency trees
+ * are checked, and the README's quick start runs on two ranks.
+ */
+class ConsumerProjectTest {
+
+    private static final String VERSION = System.getProperty("jcoll.version", "0.1.0-SNAPSHOT");
+
+    record Result(int exit, String output) {
+    }
+
+    static Path project(String name, Path into) throws IOException {
+        Path from = Path.of("src/test/consumers", name);
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Path to = into.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.writeString(to, Files.readString(f).replace("JCOLL_VERSION", VERSION));
+                }
+            }
+        }
+        return into;
+    }
+
+    static Result run(Path dir, List<String> command, java.util.Map<String, String> env) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), out);
+        return new Result(p.exitValue(), out);
+    }
+
+    static Result mvn(Path dir, String... goals) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("mvn", "-o", "-q", "-B"));
+        cmd.addAll(List.of(goals));
+        return run(dir, cmd, java.util.Map.of());
+    }
+
+    /** The project's runtime dependencies as {@code group:artifact:type[:classifier]}, from dependency:list. */
+    static List<String> runtimeDependencies(Path dir) throws Exception {
+        Result r = mvn(dir, "dependency:list", "-DincludeScope=runtime", "-DoutputFile=deps.txt");
+        assertEquals(0, r.exit(), r.output());
+        List<String> deps = new ArrayList<>();
+        for (String line : Files.readAllLines(dir.resolve("deps.txt"))) {
+            String[] f = line.trim().split(":");
+            if (f.length >= 5) {
+                // group:artifact:type[:classifier]:version:scope
+                deps.add(f.length == 6 ? f[0] + ":" + f[1] + ":" + f[2] + ":" + f[3] : f[0] + ":" + f[1] + ":" + f[2]);
+            }
+        }
+        deps.sort(null);
+        return deps;
+    }
+
+    @Test
+    void apiAndTcpBringNoNativeJarsAndTheQuickStartRuns(@TempDir Path tmp) throws Exception {
+        Path dir = project("tcp", tmp);
+        assertEquals(List.of("io.jcoll:jcoll-api:jar", "io.jcoll:jcoll-tcp:jar"), runtimeDependencies(dir));
+        Result build = mvn(dir, "package", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt");
+        assertEquals(0, build.exit(), build.output());
+        String cp = dir.resolve("target/classes") + java.io.File.pathSeparator + Files.readString(dir.resolve("cp.txt")).trim();
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        List<Process> ranks = new ArrayList<>();
+        for (int rank = 0; rank < 2; rank++) {
+            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", cp, "example.Main").redirectErrorStream(true);
+            pb.environment().putAll(java.util.Map.of("RANK", Integer.toString(rank), "WORLD_SIZE", "2",
+                    "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", Integer.toString(port), "JCOLL_TOKEN", "consumer-test",
+                    "JCOLL_TRANSPORT", "auto"));
+            ranks.add(pb.start());
+        }
+        for (int rank = 0; rank < 2; rank++) {
+            Process p = ranks.get(rank);
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
+            assertEquals(0, p.exitValue(), out);
+            assertTrue(out.contains(rank + "/2 via tcp"), out);
+            assertTrue(out.contains("average 0.5 at the first element, 0.5 at the last"), out);
+        }
+    }
+
+    @Test
+    void theNcclTransportBringsOnlyJavacppAndTheCudaPresetsForLinux(@TempDir Path tmp) throws Exception {
+        List<String> deps = runtimeDependencies(project("nccl", tmp));
+        assertEquals(List.of("io.jcoll:jcoll-api:jar", "io.jcoll:jcoll-native:jar", "io.jcoll:jcoll-nccl:jar",
+                "org.bytedeco:cuda:jar", "org.bytedeco:cuda:jar:linux-x86_64", "org.bytedeco:javacpp:jar",
+                "org.bytedeco:javacpp:jar:linux-x86_64"), deps);
+        assertTrue(deps.stream().noneMatch(d -> d.contains("redist")), deps.toString());
+    }
+
+    @Test
+    void theMpiModuleBringsOnlyJna(@TempDir Path tmp) throws Exception {
+        assertEquals(List.of("io.jcoll:jcoll-api:jar", "io.jcoll:jcoll-mpi:jar", "net.java.dev.jna:jna:jar"),
+                runtimeDependencies(project("mpi", tmp)));
+    }
+}
