@@ -27,8 +27,10 @@ import java.time.Duration;
  */
 public interface Communicator extends AutoCloseable {
 
+    /** This rank's index in the group, {@code 0} to {@code size() - 1}. */
     int rank();
 
+    /** The number of ranks in the group. */
     int size();
 
     /** This rank's index among the ranks on its host. */
@@ -56,8 +58,35 @@ public interface Communicator extends AutoCloseable {
 
     // ---- AllReduce: every rank gets op over every rank's count elements
 
+    /**
+     * Reduces {@code count} elements of every rank's {@code send} with {@code op}
+     * and delivers the result to every rank's {@code recv}. {@code send} and
+     * {@code recv} may be the same buffer (in place).
+     * <pre>{@code
+     * float[] grads = ...;                                   // this rank's gradients
+     * float[] mean = new float[grads.length];
+     * comm.allReduce(HostBuffer.of(grads), HostBuffer.of(mean), grads.length, ReduceOp.AVG);
+     * }</pre>
+     *
+     * @param send  this rank's input, at least {@code count} elements
+     * @param recv  the output, at least {@code count} elements, writable, same type
+     * @param count elements per rank (0 is allowed: a no-op that still keeps ranks in step)
+     * @param op    the reduction
+     * @throws io.jcoll.exceptions.InvalidArgumentException for a bad argument, before any byte moves
+     */
     void allReduce(Buffer send, Buffer recv, long count, ReduceOp op);
 
+    /**
+     * {@link #allReduce(Buffer, Buffer, long, ReduceOp)} started now, finished
+     * later: don't touch the buffers until the request is done.
+     * <pre>{@code
+     * Request r = comm.allReduceAsync(grads, grads, n, ReduceOp.SUM);
+     * computeSomethingElse();
+     * r.await();
+     * }</pre>
+     *
+     * @return the handle to wait on
+     */
     Request allReduceAsync(Buffer send, Buffer recv, long count, ReduceOp op);
 
     /** In place over all of {@code data}. */
@@ -67,8 +96,22 @@ public interface Communicator extends AutoCloseable {
 
     // ---- AllGather: recv holds size * count; rank r's send lands at r * count
 
+    /**
+     * Gathers every rank's {@code count} elements into every rank's {@code recv},
+     * rank {@code r}'s at element {@code r * count}.
+     * <pre>{@code
+     * long[] mine = {comm.rank()};
+     * long[] all = new long[comm.size()];
+     * comm.allGather(HostBuffer.of(mine), HostBuffer.of(all), 1);   // all = {0, 1, ..., size - 1}
+     * }</pre>
+     *
+     * @param send  this rank's {@code count} elements
+     * @param recv  the output, {@code size() * count} elements
+     * @param count elements each rank contributes
+     */
     void allGather(Buffer send, Buffer recv, long count);
 
+    /** {@link #allGather(Buffer, Buffer, long)} started now; the request says when it is done. */
     Request allGatherAsync(Buffer send, Buffer recv, long count);
 
     /** In place: {@code data} holds {@code size * count}; this rank's part is at {@code rank * count}. */
@@ -78,8 +121,22 @@ public interface Communicator extends AutoCloseable {
 
     // ---- ReduceScatter: send holds size * count; rank r gets op over block r
 
+    /**
+     * Reduces every rank's {@code send} ({@code size() * count} elements) with
+     * {@code op} and gives rank {@code r} block {@code r} of the result.
+     * <pre>{@code
+     * // each rank owns one shard of the summed gradient (ZeRO, FSDP)
+     * comm.reduceScatter(HostBuffer.of(fullGrad), HostBuffer.of(myShard), shardLength, ReduceOp.SUM);
+     * }</pre>
+     *
+     * @param send  {@code size() * count} elements
+     * @param recv  the output, {@code count} elements
+     * @param count elements each rank receives
+     * @param op    the reduction
+     */
     void reduceScatter(Buffer send, Buffer recv, long count, ReduceOp op);
 
+    /** {@link #reduceScatter(Buffer, Buffer, long, ReduceOp)} started now; the request says when it is done. */
     Request reduceScatterAsync(Buffer send, Buffer recv, long count, ReduceOp op);
 
     /** In place: the result lands at {@code rank * count} of {@code data}; the rest becomes unspecified. */
@@ -89,8 +146,22 @@ public interface Communicator extends AutoCloseable {
 
     // ---- AllToAll: block p of send goes to rank p; block p of recv comes from rank p
 
+    /**
+     * Sends block {@code p} of {@code send} to rank {@code p}, and receives
+     * rank {@code p}'s block for this rank into block {@code p} of {@code recv};
+     * blocks are {@code countPerRank} elements.
+     * <pre>{@code
+     * // mixture of experts: tokens grouped by the rank that owns their expert
+     * comm.allToAll(HostBuffer.of(byDestination), HostBuffer.of(bySource), tokensPerBlock * width);
+     * }</pre>
+     *
+     * @param send         {@code size() * countPerRank} elements
+     * @param recv         {@code size() * countPerRank} elements
+     * @param countPerRank elements in each block
+     */
     void allToAll(Buffer send, Buffer recv, long countPerRank);
 
+    /** {@link #allToAll(Buffer, Buffer, long)} started now; the request says when it is done. */
     Request allToAllAsync(Buffer send, Buffer recv, long countPerRank);
 
     /** In place over {@code data}, which holds {@code size * countPerRank}. */
@@ -100,8 +171,21 @@ public interface Communicator extends AutoCloseable {
 
     // ---- Broadcast: root's send reaches every rank's recv (send is ignored elsewhere and may be null)
 
+    /**
+     * Copies {@code count} elements of {@code root}'s {@code send} into every
+     * rank's {@code recv} (the root's too).
+     * <pre>{@code
+     * comm.broadcast(HostBuffer.of(initialWeights), 0);   // in place: rank 0's weights everywhere
+     * }</pre>
+     *
+     * @param send  the root's input; ignored on other ranks, where it may be null
+     * @param recv  the output on every rank
+     * @param count elements
+     * @param root  the rank whose input is sent, {@code 0} to {@code size() - 1}
+     */
     void broadcast(Buffer send, Buffer recv, long count, int root);
 
+    /** {@link #broadcast(Buffer, Buffer, long, int)} started now; the request says when it is done. */
     Request broadcastAsync(Buffer send, Buffer recv, long count, int root);
 
     /** In place over all of {@code data}. */
@@ -111,17 +195,29 @@ public interface Communicator extends AutoCloseable {
 
     // ---- Barrier and point-to-point
 
+    /** Returns once every rank has called it: {@code comm.barrier(); // all checkpoints are written} */
     void barrier();
 
+    /** {@link #barrier()} started now; the request is done once every rank has arrived. */
     Request barrierAsync();
 
     /** Sends {@code count} elements to {@code peer}, which must {@link #recv} the same count and type. */
     void send(Buffer data, long count, int peer);
 
+    /** {@link #send(Buffer, long, int)} started now; the request says when {@code data} may be reused. */
     Request sendAsync(Buffer data, long count, int peer);
 
+    /**
+     * Receives {@code count} elements from {@code peer}, which must {@link #send}
+     * the same count and type.
+     * <pre>{@code
+     * if (comm.rank() == 0) comm.send(HostBuffer.of(block), block.length, 1);
+     * else if (comm.rank() == 1) comm.recv(HostBuffer.of(block), block.length, 0);
+     * }</pre>
+     */
     void recv(Buffer data, long count, int peer);
 
+    /** {@link #recv(Buffer, long, int)} started now; the request says when {@code data} holds the message. */
     Request recvAsync(Buffer data, long count, int peer);
 
     /**
