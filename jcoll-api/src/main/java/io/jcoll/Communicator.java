@@ -27,32 +27,38 @@ import java.time.Duration;
  */
 public interface Communicator extends AutoCloseable {
 
-    /** This rank's index in the group, {@code 0} to {@code size() - 1}. */
+    /** {@return this rank's index in the group, {@code 0} to {@code size() - 1}} */
     int rank();
 
-    /** The number of ranks in the group. */
+    /** {@return the number of ranks in the group} */
     int size();
 
-    /** This rank's index among the ranks on its host. */
+    /** {@return this rank's index among the ranks on its host} */
     int localRank();
 
-    /** The transport in use and why it was chosen. */
+    /** {@return the transport in use and why it was chosen} */
     TransportInfo transport();
 
     /**
      * What the transport really moves data over (NVLink, shared memory, InfiniBand, RoCE, sockets), as it
      * reports it. For NCCL this is read from NCCL's own log, and the paths between ranks are known once
      * the first collective has connected them.
+     *
+     * @return the report: paths between ranks, network, devices, GPUDirect RDMA, warnings
      */
     NetworkReport network();
 
-    /** The limit on every blocking wait ({@code JCOLL_TIMEOUT}). */
+    /** {@return the limit on every blocking wait ({@code JCOLL_TIMEOUT})} */
     Duration timeout();
 
     /**
      * The transport's own interface, if it offers {@code type}: for example
      * {@code io.jcoll.nccl.NcclAccess} to read this rank's GPU or to run the
      * collectives on a CUDA stream of your own.
+     *
+     * @param type the element type
+     * @param <T> the type wanted
+     * @return the transport as {@code type}, or empty if it does not offer it
      */
     <T> java.util.Optional<T> unwrap(Class<T> type);
 
@@ -86,10 +92,19 @@ public interface Communicator extends AutoCloseable {
      * }</pre>
      *
      * @return the handle to wait on
+     * @param send this rank's input
+     * @param recv the output
+     * @param count elements (per rank; see the operation above)
+     * @param op the reduction
      */
     Request allReduceAsync(Buffer send, Buffer recv, long count, ReduceOp op);
 
-    /** In place over all of {@code data}. */
+    /**
+     * In place over all of {@code data}.
+     *
+     * @param data the buffer, input and output at once
+     * @param op the reduction
+     */
     default void allReduce(Buffer data, ReduceOp op) {
         allReduce(data, data, data.count(), op);
     }
@@ -111,10 +126,22 @@ public interface Communicator extends AutoCloseable {
      */
     void allGather(Buffer send, Buffer recv, long count);
 
-    /** {@link #allGather(Buffer, Buffer, long)} started now; the request says when it is done. */
+    /**
+     * {@link #allGather(Buffer, Buffer, long)} started now; the request says when it is done.
+     *
+     * @param send this rank's input
+     * @param recv the output
+     * @param count elements (per rank; see the operation above)
+     * @return the handle to wait on
+     */
     Request allGatherAsync(Buffer send, Buffer recv, long count);
 
-    /** In place: {@code data} holds {@code size * count}; this rank's part is at {@code rank * count}. */
+    /**
+     * In place: {@code data} holds {@code size * count}; this rank's part is at {@code rank * count}.
+     *
+     * @param data the buffer, input and output at once
+     * @param count elements (per rank; see the operation above)
+     */
     default void allGather(Buffer data, long count) {
         allGather(data.slice(Math.multiplyExact((long) rank(), count), count), data, count);
     }
@@ -136,10 +163,24 @@ public interface Communicator extends AutoCloseable {
      */
     void reduceScatter(Buffer send, Buffer recv, long count, ReduceOp op);
 
-    /** {@link #reduceScatter(Buffer, Buffer, long, ReduceOp)} started now; the request says when it is done. */
+    /**
+     * {@link #reduceScatter(Buffer, Buffer, long, ReduceOp)} started now; the request says when it is done.
+     *
+     * @param send this rank's input
+     * @param recv the output
+     * @param count elements (per rank; see the operation above)
+     * @param op the reduction
+     * @return the handle to wait on
+     */
     Request reduceScatterAsync(Buffer send, Buffer recv, long count, ReduceOp op);
 
-    /** In place: the result lands at {@code rank * count} of {@code data}; the rest becomes unspecified. */
+    /**
+     * In place: the result lands at {@code rank * count} of {@code data}; the rest becomes unspecified.
+     *
+     * @param data the buffer, input and output at once
+     * @param count elements (per rank; see the operation above)
+     * @param op the reduction
+     */
     default void reduceScatter(Buffer data, long count, ReduceOp op) {
         reduceScatter(data, data.slice(Math.multiplyExact((long) rank(), count), count), count, op);
     }
@@ -161,10 +202,22 @@ public interface Communicator extends AutoCloseable {
      */
     void allToAll(Buffer send, Buffer recv, long countPerRank);
 
-    /** {@link #allToAll(Buffer, Buffer, long)} started now; the request says when it is done. */
+    /**
+     * {@link #allToAll(Buffer, Buffer, long)} started now; the request says when it is done.
+     *
+     * @param send this rank's input
+     * @param recv the output
+     * @param countPerRank elements in each block
+     * @return the handle to wait on
+     */
     Request allToAllAsync(Buffer send, Buffer recv, long countPerRank);
 
-    /** In place over {@code data}, which holds {@code size * countPerRank}. */
+    /**
+     * In place over {@code data}, which holds {@code size * countPerRank}.
+     *
+     * @param data the buffer, input and output at once
+     * @param countPerRank elements in each block
+     */
     default void allToAll(Buffer data, long countPerRank) {
         allToAll(data, data, countPerRank);
     }
@@ -185,10 +238,23 @@ public interface Communicator extends AutoCloseable {
      */
     void broadcast(Buffer send, Buffer recv, long count, int root);
 
-    /** {@link #broadcast(Buffer, Buffer, long, int)} started now; the request says when it is done. */
+    /**
+     * {@link #broadcast(Buffer, Buffer, long, int)} started now; the request says when it is done.
+     *
+     * @param send this rank's input
+     * @param recv the output
+     * @param count elements (per rank; see the operation above)
+     * @param root the rank whose input is sent
+     * @return the handle to wait on
+     */
     Request broadcastAsync(Buffer send, Buffer recv, long count, int root);
 
-    /** In place over all of {@code data}. */
+    /**
+     * In place over all of {@code data}.
+     *
+     * @param data the buffer, input and output at once
+     * @param root the rank whose input is sent
+     */
     default void broadcast(Buffer data, int root) {
         broadcast(data, data, data.count(), root);
     }
@@ -198,13 +264,26 @@ public interface Communicator extends AutoCloseable {
     /** Returns once every rank has called it: {@code comm.barrier(); // all checkpoints are written} */
     void barrier();
 
-    /** {@link #barrier()} started now; the request is done once every rank has arrived. */
+    /** {@return {@link #barrier()} started now; the request is done once every rank has arrived} */
     Request barrierAsync();
 
-    /** Sends {@code count} elements to {@code peer}, which must {@link #recv} the same count and type. */
+    /**
+     * Sends {@code count} elements to {@code peer}, which must {@link #recv} the same count and type.
+     *
+     * @param data the buffer, input and output at once
+     * @param count elements (per rank; see the operation above)
+     * @param peer the other rank
+     */
     void send(Buffer data, long count, int peer);
 
-    /** {@link #send(Buffer, long, int)} started now; the request says when {@code data} may be reused. */
+    /**
+     * {@link #send(Buffer, long, int)} started now; the request says when {@code data} may be reused.
+     *
+     * @param data the buffer, input and output at once
+     * @param count elements (per rank; see the operation above)
+     * @param peer the other rank
+     * @return the handle to wait on
+     */
     Request sendAsync(Buffer data, long count, int peer);
 
     /**
@@ -214,10 +293,21 @@ public interface Communicator extends AutoCloseable {
      * if (comm.rank() == 0) comm.send(HostBuffer.of(block), block.length, 1);
      * else if (comm.rank() == 1) comm.recv(HostBuffer.of(block), block.length, 0);
      * }</pre>
+     *
+     * @param data the buffer, input and output at once
+     * @param count elements (per rank; see the operation above)
+     * @param peer the other rank
      */
     void recv(Buffer data, long count, int peer);
 
-    /** {@link #recv(Buffer, long, int)} started now; the request says when {@code data} holds the message. */
+    /**
+     * {@link #recv(Buffer, long, int)} started now; the request says when {@code data} holds the message.
+     *
+     * @param data the buffer, input and output at once
+     * @param count elements (per rank; see the operation above)
+     * @param peer the other rank
+     * @return the handle to wait on
+     */
     Request recvAsync(Buffer data, long count, int peer);
 
     /**

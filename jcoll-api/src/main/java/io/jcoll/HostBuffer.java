@@ -17,6 +17,12 @@ import java.util.Objects;
  * ({@link #readable}, {@link #writable}, {@link #commit}): a byte buffer hands
  * out views of itself, an array is staged through a caller-supplied buffer a
  * segment at a time, so that no copy of the whole message is ever made.
+ * <pre>{@code
+ * HostBuffer grads = HostBuffer.of(new float[1 << 20]);                       // a float32 array
+ * ByteBuffer direct = ByteBuffer.allocateDirect(4096);
+ * HostBuffer halves = HostBuffer.of(direct, DataType.BFLOAT16);                // 2048 bfloat16 values
+ * HostBuffer weights = HostBuffer.of(new short[1024], DataType.FLOAT16);      // raw float16 bits
+ * }</pre>
  */
 public final class HostBuffer implements io.jcoll.spi.StagedAccess {
 
@@ -41,7 +47,13 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
         this.readOnly = readOnly;
     }
 
-    /** Wraps the bytes between the buffer's position and limit as elements of {@code type}. */
+    /**
+     * Wraps the bytes between the buffer's position and limit as elements of {@code type}.
+     *
+     * @param buffer the bytes, read from its position to its limit
+     * @param type the element type
+     * @return a buffer over that memory
+     */
     public static HostBuffer of(ByteBuffer buffer, DataType type) {
         Objects.requireNonNull(buffer, "buffer");
         Objects.requireNonNull(type, "type");
@@ -64,30 +76,97 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
                 buffer.isReadOnly());
     }
 
+    /**
+     * A whole {@code float[]} as float32, shared, not copied.
+     *
+     * @param a the array
+     * @return a buffer over it
+     */
     public static HostBuffer of(float[] a) { return of(a, 0, a.length); }
+    /**
+     * A whole {@code double[]} as float64, shared, not copied.
+     *
+     * @param a the array
+     * @return a buffer over it
+     */
     public static HostBuffer of(double[] a) { return of(a, 0, a.length); }
+    /**
+     * A whole {@code int[]} as int32, shared, not copied.
+     *
+     * @param a the array
+     * @return a buffer over it
+     */
     public static HostBuffer of(int[] a) { return of(a, 0, a.length); }
+    /**
+     * A whole {@code long[]} as int64, shared, not copied.
+     *
+     * @param a the array
+     * @return a buffer over it
+     */
     public static HostBuffer of(long[] a) { return of(a, 0, a.length); }
-    /** A {@code byte[]} as int8. */
+    /**
+     * A {@code byte[]} as int8.
+     *
+     * @param a the array, shared, not copied
+     * @return a buffer over that memory
+     */
     public static HostBuffer of(byte[] a) { return of(a, DataType.INT8); }
 
+    /**
+     * Part of a {@code float[]} as float32, shared, not copied.
+     *
+     * @param a      the array
+     * @param from   the first element used
+     * @param length how many elements
+     * @return a buffer over them
+     */
     public static HostBuffer of(float[] a, int from, int length) {
         return ofArray(a, a.length, DataType.FLOAT32, from, length);
     }
 
+    /**
+     * Part of a {@code double[]} as float64, shared, not copied.
+     *
+     * @param a      the array
+     * @param from   the first element used
+     * @param length how many elements
+     * @return a buffer over them
+     */
     public static HostBuffer of(double[] a, int from, int length) {
         return ofArray(a, a.length, DataType.FLOAT64, from, length);
     }
 
+    /**
+     * Part of a {@code int[]} as int32, shared, not copied.
+     *
+     * @param a      the array
+     * @param from   the first element used
+     * @param length how many elements
+     * @return a buffer over them
+     */
     public static HostBuffer of(int[] a, int from, int length) {
         return ofArray(a, a.length, DataType.INT32, from, length);
     }
 
+    /**
+     * Part of a {@code long[]} as int64, shared, not copied.
+     *
+     * @param a      the array
+     * @param from   the first element used
+     * @param length how many elements
+     * @return a buffer over them
+     */
     public static HostBuffer of(long[] a, int from, int length) {
         return ofArray(a, a.length, DataType.INT64, from, length);
     }
 
-    /** A {@code byte[]} as int8, uint8, or the raw bit patterns of an FP8 type. */
+    /**
+     * A {@code byte[]} as int8, uint8, or the raw bit patterns of an FP8 type.
+     *
+     * @param a the array, shared, not copied
+     * @param type the element type
+     * @return a buffer over that memory
+     */
     public static HostBuffer of(byte[] a, DataType type) {
         if (type.size() != 1) {
             throw new IllegalArgumentException("a byte[] holds int8, uint8 or fp8, not " + type);
@@ -95,7 +174,13 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
         return ofArray(a, a.length, type, 0, a.length);
     }
 
-    /** A {@code short[]} of raw 16-bit patterns as {@link DataType#FLOAT16} or {@link DataType#BFLOAT16}. */
+    /**
+     * A {@code short[]} of raw 16-bit patterns as {@link DataType#FLOAT16} or {@link DataType#BFLOAT16}.
+     *
+     * @param a the array, shared, not copied
+     * @param type the element type
+     * @return a buffer over that memory
+     */
     public static HostBuffer of(short[] a, DataType type) {
         if (type != DataType.FLOAT16 && type != DataType.BFLOAT16) {
             throw new IllegalArgumentException("a short[] holds float16 or bfloat16 bit patterns, not " + type);
@@ -114,7 +199,11 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
     @Override public boolean isReadOnly() { return readOnly; }
     @Override public Location location() { return Location.HOST; }
 
-    /** Whether the bytes can be handed out as views (a byte buffer) rather than staged (an array). */
+    /**
+     * Whether the bytes can be handed out as views (a byte buffer) rather than staged (an array).
+     *
+     * @return whether views are possible
+     */
     public boolean isByteAddressable() {
         return bytes != null;
     }
@@ -130,7 +219,12 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
         return new HostBuffer(type, null, array, identity, identityOffset + byteFrom, offset + from, n, readOnly);
     }
 
-    /** The same memory with another element type of the same width (e.g. int8 and uint8). */
+    /**
+     * The same memory with another element type of the same width (e.g. int8 and uint8).
+     *
+     * @param other the buffer to compare with
+     * @return the view
+     */
     public HostBuffer as(DataType other) {
         if (other.size() != type.size()) {
             throw new IllegalArgumentException("cannot view " + type + " as " + other + ": element sizes differ");
@@ -146,6 +240,11 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
     /**
      * Bytes {@code [byteOffset, byteOffset + length)} ready to be read: a view of
      * this buffer, or {@code stage} filled with a copy (cleared, then flipped).
+     *
+     * @param byteOffset the first byte
+     * @param length how many bytes
+     * @param stage memory the caller owns, used when a view is impossible
+     * @return the bytes, from index 0
      */
     @Override
     public ByteBuffer readable(long byteOffset, int length, ByteBuffer stage) {
@@ -163,6 +262,11 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
      * Room for bytes {@code [byteOffset, byteOffset + length)}: a view of this
      * buffer, or {@code stage} (cleared, limited to {@code length}). Whatever is
      * written must then be passed to {@link #commit}.
+     *
+     * @param byteOffset the first byte
+     * @param length how many bytes
+     * @param stage memory the caller owns, used when a view is impossible
+     * @return the room to write, from index 0
      */
     @Override
     public ByteBuffer writable(long byteOffset, int length, ByteBuffer stage) {
@@ -180,6 +284,9 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
     /**
      * Completes a {@link #writable} region: copies a staged region into the array;
      * nothing to do for a view. Reads {@code region} from 0 to its limit.
+     *
+     * @param byteOffset the first byte
+     * @param region what writable returned, filled
      */
     @Override
     public void commit(long byteOffset, ByteBuffer region) {
@@ -199,7 +306,12 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
         }
     }
 
-    /** Copies array elements starting at byteOffset into dst's remaining bytes. */
+    /**
+     * Copies array elements starting at byteOffset into dst's remaining bytes.
+     *
+     * @param byteOffset the first byte
+     * @param dst the dst
+     */
     private void copyArrayOut(long byteOffset, ByteBuffer dst) {
         ByteBuffer d = dst.duplicate().order(ByteOrder.nativeOrder());
         int first = (int) (offset + byteOffset / type.size());
@@ -214,7 +326,12 @@ public final class HostBuffer implements io.jcoll.spi.StagedAccess {
         dst.position(dst.position() + n * type.size());
     }
 
-    /** Copies src's remaining bytes into array elements starting at byteOffset. */
+    /**
+     * Copies src's remaining bytes into array elements starting at byteOffset.
+     *
+     * @param byteOffset the first byte
+     * @param src the src
+     */
     private void copyArrayIn(long byteOffset, ByteBuffer src) {
         int first = (int) (offset + byteOffset / type.size());
         int n = src.remaining() / type.size();

@@ -28,11 +28,21 @@ public final class Jcoll {
      * {@code MASTER_ADDR}, {@code MASTER_PORT} (each overridable with a
      * {@code JCOLL_} prefix), {@code JCOLL_TOKEN}, {@code JCOLL_TIMEOUT},
      * {@code JCOLL_TRANSPORT}. Blocks until every rank has arrived.
+     *
+     * @return this rank's communicator
      */
     public static Communicator fromEnvironment() {
         return Bootstrap.create(Settings.fromEnvironment());
     }
 
+    /**
+     * Starts an explicit configuration; anything not set falls back to the environment.
+     * <pre>{@code
+     * Communicator comm = Jcoll.builder().rank(r).size(4).master("10.0.0.1", 29500).token(secret).build();
+     * }</pre>
+     *
+     * @return a builder
+     */
     public static Builder builder() {
         return new Builder(Settings.fromEnvironment());
     }
@@ -45,32 +55,88 @@ public final class Jcoll {
             this.settings = base;
         }
 
+        /**
+         * Sets this rank, 0 to size - 1.
+         *
+         * @param rank this rank, 0 to size - 1
+         * @return this builder
+         */
         public Builder rank(int rank) { return set("JCOLL_RANK", rank); }
+        /**
+         * Sets the number of ranks.
+         *
+         * @param size the number of ranks
+         * @return this builder
+         */
         public Builder size(int size) { return set("JCOLL_WORLD_SIZE", size); }
+        /**
+         * Sets this rank's index among the ranks on its host.
+         *
+         * @param localRank this rank's index among the ranks on its host
+         * @return this builder
+         */
         public Builder localRank(int localRank) { return set("JCOLL_LOCAL_RANK", localRank); }
+        /**
+         * Sets the number of ranks on this host.
+         *
+         * @param localSize the number of ranks on this host
+         * @return this builder
+         */
         public Builder localSize(int localSize) { return set("JCOLL_LOCAL_WORLD_SIZE", localSize); }
 
-        /** Host and port of rank 0's rendezvous store. */
+        /**
+         * Host and port of rank 0's rendezvous store.
+         *
+         * @param host the host of rank 0's store
+         * @param port the port of rank 0's store
+         * @return this builder
+         */
         public Builder master(String host, int port) {
             set("JCOLL_MASTER_ADDR", host);
             return set("JCOLL_MASTER_PORT", port);
         }
 
-        /** The job's shared secret; every rank must use the same one. */
+        /**
+         * The job's shared secret; every rank must use the same one.
+         *
+         * @param token the job's shared secret
+         * @return this builder
+         */
         public Builder token(String token) { return set("JCOLL_TOKEN", token); }
 
+        /**
+         * Sets the limit of every blocking wait ({@code JCOLL_TIMEOUT}).
+         *
+         * @param timeout the limit
+         * @return this builder
+         */
         public Builder timeout(Duration timeout) { return set("JCOLL_TIMEOUT", timeout.toMillis() + "ms"); }
 
-        /** {@code auto}, {@code tcp}, {@code nccl}, ... */
+        /**
+         * {@code auto}, {@code tcp}, {@code nccl}, ...
+         *
+         * @param name the transport's name
+         * @return this builder
+         */
         public Builder transport(String name) { return set("JCOLL_TRANSPORT", name); }
 
-        /** Any other setting, by its environment-variable name. */
+        /**
+         * Any other setting, by its environment-variable name.
+         *
+         * @param key the setting, by its environment-variable name
+         * @param value its value (null removes it)
+         * @return this builder
+         */
         public Builder set(String key, Object value) {
             settings = settings.with(key, value == null ? null : String.valueOf(value));
             return this;
         }
 
-        /** Joins the group; blocks until every rank has arrived or the timeout passes. */
+        /**
+         * Joins the group; blocks until every rank has arrived or the timeout passes.
+         *
+         * @return this rank's communicator
+         */
         public Communicator build() {
             return Bootstrap.create(settings);
         }

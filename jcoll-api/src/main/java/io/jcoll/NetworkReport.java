@@ -6,6 +6,12 @@ import java.util.List;
  * What a communicator's transport really moves data over, as the transport
  * itself reports it after setting up (for NCCL: read from NCCL's own log), as
  * opposed to what a probe expected.
+ * <pre>{@code
+ * comm.allReduce(HostBuffer.of(new float[1]), ReduceOp.SUM);   // NCCL connects at the first collective
+ * NetworkReport n = comm.network();
+ * System.out.println(n.summary());                             // "... through NVLink peer-to-peer (P2P/CUMEM) ..."
+ * n.warnings().forEach(System.err::println);
+ * }</pre>
  *
  * @param summary        one sentence for people
  * @param paths          the paths between ranks, such as {@code P2P/CUMEM/read}, {@code SHM},
@@ -20,13 +26,29 @@ import java.util.List;
 public record NetworkReport(String summary, List<String> paths, String network, List<String> devices,
                             Boolean gpuDirectRdma, List<String> warnings, String source) {
 
+    /**
+     * Copies the lists, so that a report never changes.
+     *
+     * @param summary       one sentence for people
+     * @param paths         the paths between ranks
+     * @param network       the network between nodes, or null
+     * @param devices       that network's devices
+     * @param gpuDirectRdma whether RDMA reads GPU memory directly, or null
+     * @param warnings      what looks wrong
+     * @param source        where this was learned
+     */
     public NetworkReport {
         paths = List.copyOf(paths);
         devices = List.copyOf(devices);
         warnings = List.copyOf(warnings);
     }
 
-    /** A transport that cannot say. */
+    /**
+     * A transport that cannot say.
+     *
+     * @param why why the transport cannot say
+     * @return a report that says only why
+     */
     public static NetworkReport unknown(String why) {
         return new NetworkReport(why, List.of(), null, List.of(), null, List.of(), "none");
     }

@@ -4,6 +4,11 @@ import java.util.List;
 
 /**
  * Which transport a communicator uses and why, agreed by every rank.
+ * <pre>{@code
+ * TransportInfo t = comm.transport();
+ * System.out.println(t.name() + ": " + t.reason());      // nccl: the most preferred transport every rank can run ...
+ * t.rejected().forEach(System.out::println);             // mpi passed over: rank 2 cannot use it: ...
+ * }</pre>
  *
  * @param name       the transport, such as {@code tcp}
  * @param requested  what was asked for: {@code auto} or a name

@@ -10,16 +10,36 @@ public class JcollException extends RuntimeException {
     /** Marks a rank or peer that is not known or not involved. */
     public static final int NONE = -1;
 
+    /** The message without its context. */
     private final String detail;
-
+    /** The operation that failed. */
     private final String operation;
+    /** The rank that raised it, or NONE. */
     private final int rank;
+    /** The peer involved, or NONE. */
     private final int peer;
 
+    /**
+     * An exception with its context; the message is prefixed with it.
+     *
+     * @param operation the operation that failed, such as {@code allReduce}
+     * @param rank      the rank raising it, or {@link JcollException#NONE}
+     * @param peer      the peer rank involved, or {@link JcollException#NONE}
+     * @param message   what went wrong and what to do
+     */
     public JcollException(String operation, int rank, int peer, String message) {
         this(operation, rank, peer, message, null);
     }
 
+    /**
+     * An exception with its context; the message is prefixed with it.
+     *
+     * @param operation the operation that failed, such as {@code allReduce}
+     * @param rank      the rank raising it, or {@link JcollException#NONE}
+     * @param peer      the peer rank involved, or {@link JcollException#NONE}
+     * @param message   what went wrong and what to do
+     * @param cause     the underlying failure
+     */
     public JcollException(String operation, int rank, int peer, String message, Throwable cause) {
         super(context(operation, rank, peer) + message, cause);
         this.detail = message;
@@ -40,22 +60,26 @@ public class JcollException extends RuntimeException {
         return b.append(": ").toString();
     }
 
-    /** The message without the operation, rank and peer in front of it. */
+    /**
+     * The message without the operation, rank and peer in front of it.
+     *
+     * @return what went wrong and what to do
+     */
     public String detail() {
         return detail;
     }
 
-    /** The operation that failed, such as {@code allReduce} or {@code bootstrap}. */
+    /** {@return the operation that failed, such as {@code allReduce} or {@code bootstrap}} */
     public String operation() {
         return operation;
     }
 
-    /** The rank that raised this, or {@link #NONE}. */
+    /** {@return the rank that raised this, or {@link #NONE}} */
     public int rank() {
         return rank;
     }
 
-    /** The peer involved, or {@link #NONE}. */
+    /** {@return the peer involved, or {@link #NONE}} */
     public int peer() {
         return peer;
     }
