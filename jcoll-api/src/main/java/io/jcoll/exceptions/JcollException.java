@@ -4,6 +4,16 @@ package io.jcoll.exceptions;
  * Root of every error jcoll raises. Unchecked. Each names the operation, the
  * rank that raised it and, where one is involved, the peer rank; the message
  * starts with that context so a log line alone says where it happened.
+ * <pre>{@code
+ * try {
+ *     comm.allReduce(HostBuffer.of(grads), ReduceOp.AVG);
+ * } catch (InvalidArgumentException e) {
+ *     // refused before any byte moved; the communicator is still usable
+ * } catch (PeerFailureException | CollectiveTimeoutException e) {
+ *     log.error("rank " + e.rank() + " lost peer " + e.peer() + " in " + e.operation() + ": " + e.detail());
+ *     // the communicator is aborted: form a new one (or restart the job)
+ * }
+ * }</pre>
  */
 public class JcollException extends RuntimeException {
 
