@@ -1,0 +1,180 @@
+package io.jcoll.tcp;
+
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.ReduceOp;
+import io.jcoll.spi.Operation;
+import io.jcoll.testing.Case;
+import io.jcoll.testing.Data;
+import io.jcoll.testing.Ops;
+import io.jcoll.testing.Ranks;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The soak run: 4 ranks (threads, so that one process's resources tell the
+ * whole story) run a long random mix of collectives (operation, type, reduce
+ * op, size, memory kind, in place or not, blocking or asynchronous), every
+ * result checked against the double-precision reference; afterwards the
+ * process has no more threads, file descriptors or direct memory than after
+ * the first calls. {@code -Djcoll.soak.calls=N} runs it longer (default 10,000).
+ */
+class SoakTest {
+
+    static final int RANKS = 4;
+
+    /** What each open file descriptor points at: sockets show as {@code socket:[inode]}. */
+    static List<String> openFiles() {
+        List<String> out = new ArrayList<>();
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : s.toList()) {
+                try {
+                    out.add(Files.readSymbolicLink(fd).toString());
+                } catch (IOException e) {
+                    // closed meanwhile (the listing's own descriptor)
+                }
+            }
+        } catch (IOException e) {
+            out.add("unreadable: " + e);
+        }
+        return out;
+    }
+
+    /**
+     * Descriptors open now that were not before, less those the JDK keeps for the process's life: jars the class
+     * loader opened for classes first used meanwhile, and SecureRandom's /dev/random and /dev/urandom.
+     */
+    static List<String> leftOpen(List<String> before) {
+        List<String> left = openFiles();
+        left.removeAll(before);
+        left.removeIf(f -> f.endsWith(".jar") || f.startsWith("/proc/") || f.equals("/dev/random")
+                || f.equals("/dev/urandom"));
+        return left;
+    }
+
+    record Resources(int threads, long fileDescriptors, long directBytes) {
+        static Resources now() {
+            long direct = 0;
+            for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+                if (pool.getName().equals("direct")) {
+                    direct = pool.getMemoryUsed();
+                }
+            }
+            long fds;
+            try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+                fds = s.count();
+            } catch (IOException e) {
+                fds = -1;
+            }
+            return new Resources(Thread.activeCount(), fds, direct);
+        }
+    }
+
+    /** The same random sequence on every rank, from one seed: fresh each run, shared by the ranks. */
+    static List<Case> mix(int calls, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<Operation> ops = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER, Operation.REDUCE_SCATTER,
+                Operation.ALL_TO_ALL, Operation.BROADCAST);
+        DataType[] types = DataType.values();
+        ReduceOp[] reductions = ReduceOp.values();
+        Data.Kind[] kinds = Data.Kind.values();
+        List<Case> cases = new ArrayList<>(calls);
+        for (int i = 0; i < calls; i++) {
+            Operation o = ops.get(rnd.nextInt(ops.size()));
+            boolean reduces = o == Operation.ALL_REDUCE || o == Operation.REDUCE_SCATTER;
+            // mostly small messages, now and then one that takes the pipelined ring
+            int count = rnd.nextInt(100) < 97 ? rnd.nextInt(0, 600) : rnd.nextInt(20_000, 70_000);
+            cases.add(new Case(o, types[rnd.nextInt(types.length)], reduces ? reductions[rnd.nextInt(reductions.length)]
+                    : null, count, rnd.nextBoolean(), kinds[rnd.nextInt(kinds.length)], rnd.nextInt(RANKS),
+                    seed + i));
+        }
+        return cases;
+    }
+
+    @Test
+    void tenThousandMixedCollectivesLeaveNothingBehind() {
+        int calls = Integer.getInteger("jcoll.soak.calls", 10_000);
+        long seed = new SplittableRandom().nextLong(1, 1L << 40);
+        List<Case> cases = mix(calls, seed);
+        int warmup = Math.min(200, calls);
+        int port = TcpGroup.freePort();
+        Resources before = Resources.now();
+        List<String> filesBefore = openFiles();
+        Resources[] afterWarmup = new Resources[1];
+        Resources[] afterRun = new Resources[1];
+        long start = System.nanoTime();
+        Ranks.all(RANKS, Duration.ofMinutes(30), rank -> {
+            try (Communicator comm = TcpGroup.join(rank, RANKS, port, java.util.Map.of())) {
+                for (int i = 0; i < cases.size(); i++) {
+                    if (i == warmup) {
+                        comm.barrier();
+                        if (rank == 0) {
+                            afterWarmup[0] = settled();
+                        }
+                        comm.barrier();
+                    }
+                    cases.get(i).run(Ops.of(comm, (i & 1) == 1)); // throws, naming the case, on a wrong result
+                }
+                comm.barrier();
+                if (rank == 0) {
+                    afterRun[0] = settled();
+                }
+                comm.barrier();
+            }
+            return null;
+        });
+        double seconds = (System.nanoTime() - start) / 1e9;
+        // rank 0's store lingers 3 s after the last close (late readers of failure reports): wait it out
+        List<String> left = leftOpen(filesBefore);
+        for (long until = System.nanoTime() + 10_000_000_000L; System.nanoTime() < until && !left.isEmpty();
+             left = leftOpen(filesBefore)) {
+            sleep(100);
+        }
+        Resources closed = Resources.now();
+        System.out.printf("soak: %d collectives x %d ranks in %.1f s (seed %d); threads %d -> %d -> %d, fds %d -> %d "
+                        + "-> %d, direct bytes %d -> %d -> %d (before, after warm-up, after the run); after close: "
+                        + "threads %d, fds %d%n", calls, RANKS, seconds, seed, before.threads(), afterWarmup[0].threads(),
+                afterRun[0].threads(), before.fileDescriptors(), afterWarmup[0].fileDescriptors(),
+                afterRun[0].fileDescriptors(), before.directBytes(), afterWarmup[0].directBytes(),
+                afterRun[0].directBytes(), closed.threads(), closed.fileDescriptors());
+        assertEquals(afterWarmup[0].threads(), afterRun[0].threads(), "threads grew during the run");
+        assertEquals(afterWarmup[0].fileDescriptors(), afterRun[0].fileDescriptors(), "file descriptors grew");
+        // scratch is a few segments per rank, allocated on first use: the run may not add a copy of any message
+        assertTrue(afterRun[0].directBytes() - afterWarmup[0].directBytes() <= 16L << 20,
+                "direct memory grew by " + (afterRun[0].directBytes() - afterWarmup[0].directBytes()) + " bytes");
+        assertEquals(List.of(), left, "descriptors left open after close");
+    }
+
+    /** Resources once the test's own garbage (its direct input buffers) has been collected and freed. */
+    private static Resources settled() {
+        Resources r = Resources.now();
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            sleep(100); // direct memory is freed by the cleaner thread after the collection
+            Resources now = Resources.now();
+            r = now.directBytes() < r.directBytes() ? now : r;
+        }
+        return r;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
