@@ -21,10 +21,13 @@ public final class FailureDrill {
     }
 
     public static void main(String[] args) {
-        int victim = args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        // "external": no rank halts by itself; a script signals one (SIGKILL, SIGSTOP) and reads the times
+        boolean external = args.length > 0 && args[0].equals("external");
+        int victim = external ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
         if (!Launcher.underLauncher()) {
             System.exit(Launcher.launch(new Launcher.Plan(2, System.getProperty("java.class.path"),
-                    FailureDrill.class.getName(), List.of(Integer.toString(victim)), Perf.jvmOptions(),
+                    FailureDrill.class.getName(), List.of(external ? "external" : Integer.toString(victim)),
+                    Perf.jvmOptions(),
                     Duration.ofSeconds(120)), System.out, System.err));
         }
         try (Communicator comm = Jcoll.fromEnvironment()) {
@@ -33,8 +36,9 @@ public final class FailureDrill {
             Layout l = Layout.of(Collective.ALLREDUCE, arenas, io.jcoll.DataType.FLOAT32, 16 << 20, comm.rank(),
                     comm.size(), true);
             comm.allReduce(l.send(), l.recv(), l.count(), ReduceOp.SUM);
-            System.out.println("rank " + comm.rank() + " over " + comm.transport().name() + ": all in; rank " + victim
-                    + " halts in 50 ms; timeout " + comm.timeout().toSeconds() + " s");
+            System.out.println("rank " + comm.rank() + " over " + comm.transport().name() + ": all in; "
+                    + (external ? "waiting for a signal" : "rank " + victim + " halts in 50 ms") + "; timeout "
+                    + comm.timeout().toSeconds() + " s; IN pid=" + ProcessHandle.current().pid());
             if (comm.rank() == victim) {
                 new Thread(() -> {
                     try {
@@ -52,8 +56,8 @@ public final class FailureDrill {
                 }
                 System.out.println("no failure seen");
             } catch (JcollException e) {
-                System.out.printf("CAUGHT %s peer=%d after %.2f s: %s%n", e.getClass().getSimpleName(), e.peer(),
-                        (System.nanoTime() - start) / 1e9, e.getMessage());
+                System.out.printf("CAUGHT %s peer=%d after %.2f s at=%d: %s%n", e.getClass().getSimpleName(), e.peer(),
+                        (System.nanoTime() - start) / 1e9, System.currentTimeMillis(), e.getMessage());
                 System.exit(7);
             }
         }

@@ -27,8 +27,10 @@ public final class StallDiagnosis {
         this.store = store;
         this.rank = rank;
         this.size = size;
-        this.patience = timeout.dividedBy(2).compareTo(Duration.ofSeconds(1)) < 0 ? timeout.dividedBy(2)
-                : Duration.ofSeconds(1);
+        // the waiting ranks time out within moments of each other (their deadlines differ by the skew with which
+        // they entered the call); half a second keeps a failure's report within JCOLL_TIMEOUT + 1 s
+        this.patience = timeout.dividedBy(2).compareTo(Duration.ofMillis(500)) < 0 ? timeout.dividedBy(2)
+                : Duration.ofMillis(500);
     }
 
     /** Records that this rank reached {@code call} and failed in it. Best effort. */
