@@ -262,13 +262,19 @@ final class TcpLink implements PointToPoint {
     private PeerFailureException endOfStream(Connection c) {
         c.broken = true;
         return new PeerFailureException(operation, rank, c.peer, "rank " + c.peer + " closed its connection "
-                + "without saying goodbye: its process exited, crashed or was killed");
+                + "without saying goodbye: its process exited, crashed or was killed, or the connection was cut");
     }
 
     private PeerFailureException failed(Connection c, IOException e) {
         c.broken = true;
+        if (e instanceof java.nio.channels.ClosedChannelException) {
+            // closed on this side, by no code of this link: something outside the transport cut it
+            return new PeerFailureException(operation, rank, c.peer, "this rank's connection to rank " + c.peer
+                    + " was closed under it (" + e.getClass().getSimpleName() + ")", e);
+        }
         return new PeerFailureException(operation, rank, c.peer, "the connection to rank " + c.peer + " failed ("
-                + e.getMessage() + "): its process probably died", e);
+                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+                + "): the connection was reset, or its process died", e);
     }
 
     private ProtocolException garbage(Connection c, String what) {
