@@ -2,6 +2,7 @@ package io.jcoll.examples;
 
 import io.jcoll.launch.Launcher;
 import org.junit.jupiter.api.Assumptions;
+import io.jcoll.testing.Commands;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -66,19 +67,11 @@ class ExamplesTest {
         }
     }
 
-    static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /** The mpirun example, where Open MPI is installed (.ci/run installs it). */
     @Test
     void mpiLaunch() throws Exception {
-        String mpirun = onPath("mpirun.openmpi") ? "mpirun.openmpi" : onPath("mpirun") ? "mpirun" : null;
+        String mpirun = Commands.onPath("mpirun.openmpi") ? "mpirun.openmpi" : Commands.onPath("mpirun") ? "mpirun" : null;
         Assumptions.assumeTrue(mpirun != null, "SKIPPED: mpirun is not installed (apt-get install openmpi-bin)");
         ProcessBuilder pb = new ProcessBuilder(mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",

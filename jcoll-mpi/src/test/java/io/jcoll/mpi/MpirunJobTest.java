@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.jcoll.testing.Commands;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -34,17 +35,9 @@ class MpirunJobTest {
 
     @BeforeAll
     static void needsMpirun() {
-        Assumptions.assumeTrue(onPath("mpirun"), "SKIPPED: mpirun is not installed (apt-get install openmpi-bin)");
+        Assumptions.assumeTrue(Commands.onPath("mpirun"), "SKIPPED: mpirun is not installed (apt-get install openmpi-bin)");
     }
 
-    static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     static Job mpirun(Map<String, String> env, int timeoutSeconds, String... args) throws IOException, InterruptedException {
         return mpirun(System.getProperty("java.class.path"), env, timeoutSeconds, args);
@@ -53,7 +46,7 @@ class MpirunJobTest {
     static Job mpirun(String classpath, Map<String, String> env, int timeoutSeconds, String... args)
             throws IOException, InterruptedException {
         // Open MPI's own name for it, where MPICH is installed beside it and may own the plain name
-        String mpirun = onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun";
+        String mpirun = Commands.onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun";
         List<String> cmd = new ArrayList<>(List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-np",
                 Integer.toString(RANKS), "--mca", "btl_vader_single_copy_mechanism", "none",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
@@ -125,7 +118,7 @@ class MpirunJobTest {
     @ParameterizedTest(name = "MPICH, JCOLL_TRANSPORT={0}")
     @ValueSource(strings = {"mpi", "tcp"})
     void underMpich(String transport) throws Exception {
-        Assumptions.assumeTrue(onPath("mpiexec.mpich"), "SKIPPED: MPICH is not installed (apt-get install mpich)");
+        Assumptions.assumeTrue(Commands.onPath("mpiexec.mpich"), "SKIPPED: MPICH is not installed (apt-get install mpich)");
         List<String> cmd = List.of("mpiexec.mpich", "-n", "3", Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                 MpiJobMain.class.getName());
