@@ -12,6 +12,8 @@ import io.jcoll.tcp.p2p.Signature;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.charset.StandardCharsets;
@@ -163,8 +165,13 @@ final class TcpLink implements PointToPoint {
         for (Connection c : connections) {
             if (c != null && !c.broken) {
                 int ops = c.interest();
-                if (c.key.interestOps() != ops) {
-                    c.key.interestOps(ops);
+                try {
+                    if (c.key.interestOps() != ops) {
+                        c.key.interestOps(ops);
+                    }
+                } catch (CancelledKeyException e) {
+                    // the channel was closed under this link: the same failure a read or write would report
+                    throw failed(c, new ClosedChannelException());
                 }
             }
         }
@@ -267,7 +274,7 @@ final class TcpLink implements PointToPoint {
 
     private PeerFailureException failed(Connection c, IOException e) {
         c.broken = true;
-        if (e instanceof java.nio.channels.ClosedChannelException) {
+        if (e instanceof ClosedChannelException) {
             // closed on this side, by no code of this link: something outside the transport cut it
             return new PeerFailureException(operation, rank, c.peer, "this rank's connection to rank " + c.peer
                     + " was closed under it (" + e.getClass().getSimpleName() + ")", e);
