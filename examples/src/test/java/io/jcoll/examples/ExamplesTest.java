@@ -8,11 +8,9 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -73,14 +71,11 @@ class ExamplesTest {
     void mpiLaunch() throws Exception {
         String mpirun = Commands.onPath("mpirun.openmpi") ? "mpirun.openmpi" : Commands.onPath("mpirun") ? "mpirun" : null;
         Assumptions.assumeTrue(mpirun != null, "SKIPPED: mpirun is not installed (apt-get install openmpi-bin)");
-        ProcessBuilder pb = new ProcessBuilder(mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
-                System.getProperty("java.class.path"), MpiLaunch.class.getName()).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.equals("MASTER_ADDR") || k.equals("RANK") || k.startsWith("JCOLL_"));
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
+        Commands.Result r = Commands.run(List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4",
+                Commands.java(), "-Xmx256m", "-cp", System.getProperty("java.class.path"), MpiLaunch.class.getName()),
+                Map.of(), 120);
+        String out = r.output();
+        assertEquals(0, r.exit(), out);
         for (int rank = 0; rank < 4; rank++) {
             assertTrue(out.contains("rank " + rank + " of 4 (local " + rank + ") over mpi: sum of ranks + 1 is 10"), out);
         }

@@ -67,6 +67,16 @@ public record JobConfig(int rank, int size, int localRank, int localSize, String
         return null;
     }
 
+    /** The variables that place this process, as {@code NAME=value, ...}; empty when no launcher's do. */
+    public static String placementEvidence(Settings s) {
+        for (LauncherVariables l : LAUNCHERS) {
+            if (places(l, s)) {
+                return l.rank() + "=" + s.get(l.rank()).orElseThrow() + ", " + l.size() + "=" + s.get(l.size()).orElseThrow();
+            }
+        }
+        return "";
+    }
+
     private static boolean places(LauncherVariables l, Settings s) {
         if (s.get(l.rank()).isEmpty() || s.get(l.size()).isEmpty()) {
             return false;

@@ -16,13 +16,10 @@ public record LaunchEnvironment(String name, String evidence) {
     private record Signature(String name, List<String> variables) {
     }
 
-    // the most specific first: mpirun inside a Slurm allocation sets both, and it is mpirun that started us
+    // launchers that set torchrun-style variables; MPI's and Slurm's are JobConfig's, which places ranks by them
     private static final List<Signature> SIGNATURES = List.of(
             new Signature("jcoll launch", List.of("JCOLL_LAUNCHED")),
-            new Signature("torchrun", List.of("TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT")),
-            new Signature("Open MPI", List.of("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")),
-            new Signature("MPICH/PMI", List.of("PMI_RANK", "PMIX_RANK", "PMI_SIZE")),
-            new Signature("Slurm", List.of("SLURM_PROCID", "SLURM_NTASKS")));
+            new Signature("torchrun", List.of("TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT")));
 
     public static LaunchEnvironment detect(Settings settings) {
         for (Signature s : SIGNATURES) {
@@ -34,6 +31,10 @@ public record LaunchEnvironment(String name, String evidence) {
             if (evidence.length() > 0) {
                 return new LaunchEnvironment(s.name(), evidence.toString());
             }
+        }
+        String launcher = io.jcoll.bootstrap.JobConfig.launcherOf(settings);
+        if (launcher != null) {
+            return new LaunchEnvironment(launcher, io.jcoll.bootstrap.JobConfig.placementEvidence(settings));
         }
         if (settings.get("RANK").isPresent() && settings.get("WORLD_SIZE").isPresent()) {
             return new LaunchEnvironment("environment variables", "RANK and WORLD_SIZE are set");

@@ -8,14 +8,11 @@ import io.jcoll.testing.Commands;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -49,22 +46,10 @@ class MpirunJobTest {
         String mpirun = Commands.onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun";
         List<String> cmd = new ArrayList<>(List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-np",
                 Integer.toString(RANKS), "--mca", "btl_vader_single_copy_mechanism", "none",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
-                "-cp", classpath, MpiJobMain.class.getName()));
+                Commands.java(), "-Xmx256m", "-XX:+UseSerialGC", "-cp", classpath, MpiJobMain.class.getName()));
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        for (String v : List.of("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "JCOLL_TOKEN",
-                "JCOLL_TRANSPORT")) {
-            pb.environment().remove(v);
-        }
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("mpirun did not finish in " + timeoutSeconds + " s:\n" + new String(out, StandardCharsets.UTF_8));
-        }
-        return new Job(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        Commands.Result r = Commands.run(cmd, env, timeoutSeconds);
+        return new Job(r.exit(), r.output());
     }
 
     @ParameterizedTest(name = "JCOLL_TRANSPORT={0}")
@@ -119,17 +104,12 @@ class MpirunJobTest {
     @ValueSource(strings = {"mpi", "tcp"})
     void underMpich(String transport) throws Exception {
         Assumptions.assumeTrue(Commands.onPath("mpiexec.mpich"), "SKIPPED: MPICH is not installed (apt-get install mpich)");
-        List<String> cmd = List.of("mpiexec.mpich", "-n", "3", Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                MpiJobMain.class.getName());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("OMPI_") || k.equals("MASTER_ADDR") || k.equals("RANK"));
-        pb.environment().put("JCOLL_TRANSPORT", transport);
-        pb.environment().put("JCOLL_TEST_FIRST_ID", Long.toString(ThreadLocalRandom.current().nextLong(1, 1L << 40)));
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(400, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
+        Commands.Result job = Commands.run(List.of("mpiexec.mpich", "-n", "3", Commands.java(), "-Xmx256m",
+                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), MpiJobMain.class.getName()),
+                Map.of("JCOLL_TRANSPORT", transport, "JCOLL_TEST_FIRST_ID",
+                        Long.toString(ThreadLocalRandom.current().nextLong(1, 1L << 40))), 400);
+        String out = job.output();
+        assertEquals(0, job.exit(), out);
         for (int r = 0; r < 3; r++) {
             assertTrue(out.contains("rank " + r + " of 3 over " + transport + ": "), out);
         }

@@ -42,9 +42,9 @@ final class NcclTransport implements Transport, NcclAccess {
     private final StallDiagnosis diagnosis; // names the ranks that never reached a collective that timed out
     private final HostStaging staging;
     private final DeviceBuffer barrierWord;
-    private DeviceBuffer allToAllInput;
+    private DeviceBuffer allToAllInput; // NCCL's all-to-all cannot run in place: the input is copied here first
     private final NcclEnvironment.Prepared environment; // what was set up for NCCL, and where its log goes
-    private final EventWait blockingWait = new EventWait(); // NCCL's all-to-all cannot run in place: the input is copied here first
+    private final EventWait blockingWait = new EventWait(); // reused by blocking calls, which are serialised
 
     private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream,
                           StallDiagnosis diagnosis, NcclEnvironment.Prepared environment) {
@@ -154,35 +154,29 @@ final class NcclTransport implements Transport, NcclAccess {
      */
     private boolean start(Call call, long deadlineNanos) {
         Cuda.setDevice(device); // the current device is per thread
-        if (call.send() instanceof HostBuffer || call.recv() instanceof HostBuffer) {
-            guarded(call, deadlineNanos, () -> staging.run(call, this::launch, deadlineNanos));
-            new EventWait().reset(call).await(deadlineNanos);
-            if (call.recv() instanceof HostBuffer) {
-                staging.finish(call);
-            }
-            return false;
-        }
-        watchdog.arm(deadlineNanos); // as guarded(), written out so that the launch path allocates nothing
-        try {
-            launch(call, address(call.send()), address(call.recv()), deadlineNanos);
-        } catch (RuntimeException e) {
-            throw aborted(call, e);
-        } finally {
-            watchdog.disarm();
-        }
-        return true;
-    }
-
-    /** Runs native work with the watchdog armed, so a launch that blocks on a dead peer is aborted. */
-    private void guarded(Call call, long deadlineNanos, Runnable work) {
+        boolean staged = call.send() instanceof HostBuffer || call.recv() instanceof HostBuffer;
+        // the watchdog is armed around the launch, so that a launch blocking on a dead peer is aborted
         watchdog.arm(deadlineNanos);
         try {
-            work.run();
+            if (staged) {
+                staging.run(call, this::launch, deadlineNanos);
+            } else {
+                launch(call, address(call.send()), address(call.recv()), deadlineNanos); // allocates nothing
+            }
         } catch (RuntimeException e) {
             throw aborted(call, e);
         } finally {
             watchdog.disarm();
         }
+        if (!staged) {
+            return true;
+        }
+        // host memory shares one pinned stage, so such calls finish before the next starts
+        blockingWait.reset(call).await(deadlineNanos);
+        if (call.recv() instanceof HostBuffer) {
+            staging.finish(call);
+        }
+        return false;
     }
 
     private static long address(Buffer b) {
