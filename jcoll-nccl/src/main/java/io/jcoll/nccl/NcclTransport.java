@@ -45,6 +45,7 @@ final class NcclTransport implements Transport, NcclAccess {
     private DeviceBuffer allToAllInput; // NCCL's all-to-all cannot run in place: the input is copied here first
     private final NcclEnvironment.Prepared environment; // what was set up for NCCL, and where its log goes
     private final EventWait blockingWait = new EventWait(); // reused by blocking calls, which are serialised
+    private io.jcoll.NetworkReport network;                  // read from NCCL's log until the paths are known
 
     private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream,
                           StallDiagnosis diagnosis, NcclEnvironment.Prepared environment) {
@@ -102,7 +103,11 @@ final class NcclTransport implements Transport, NcclAccess {
 
     @Override
     public io.jcoll.NetworkReport network() {
-        return NcclNetwork.report(environment);
+        // NCCL logs its paths once, when it connects the ranks; after that the log has nothing new to say
+        if (network == null || network.paths().isEmpty()) {
+            network = NcclNetwork.report(environment);
+        }
+        return network;
     }
 
     @Override
