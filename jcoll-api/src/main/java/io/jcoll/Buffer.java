@@ -42,6 +42,17 @@ public interface Buffer {
     Location location();
 
     /**
+     * Whether the memory behind this buffer was released (a closed device
+     * buffer, or a view of one). Collectives refuse a closed buffer before any
+     * pointer reaches native code.
+     *
+     * @return true once the memory is gone; host buffers never close
+     */
+    default boolean isClosed() {
+        return false;
+    }
+
+    /**
      * A view of {@code count} elements starting at element {@code offset}, over the same memory.
      *
      * @param offset the first element of the view

@@ -14,6 +14,8 @@ import java.util.List;
  * (device memory under NCCL) in a loop, and rank VICTIM halts mid-way, as a
  * SIGKILL would leave it. Each survivor prints what it caught and how long it
  * took. Run: {@code jcoll launch -n N -- io.jcoll.bench.FailureDrill VICTIM}.
+ * With {@code mismatch}, no rank halts: rank 1 calls broadcast where the others
+ * call AllReduce, which NCCL itself cannot notice ({@code JCOLL_DEBUG=check} does).
  */
 public final class FailureDrill {
 
@@ -23,10 +25,11 @@ public final class FailureDrill {
     public static void main(String[] args) {
         // "external": no rank halts by itself; a script signals one (SIGKILL, SIGSTOP) and reads the times
         boolean external = args.length > 0 && args[0].equals("external");
-        int victim = external ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        boolean mismatch = args.length > 0 && args[0].equals("mismatch");
+        int victim = external || mismatch ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
         if (!Launcher.underLauncher()) {
             System.exit(Launcher.launch(new Launcher.Plan(2, System.getProperty("java.class.path"),
-                    FailureDrill.class.getName(), List.of(external ? "external" : Integer.toString(victim)),
+                    FailureDrill.class.getName(), List.of(args.length > 0 ? args[0] : Integer.toString(victim)),
                     Perf.jvmOptions(),
                     Duration.ofSeconds(120)), System.out, System.err));
         }
@@ -51,10 +54,18 @@ public final class FailureDrill {
             }
             long start = System.nanoTime();
             try {
-                for (int i = 0; i < 100_000; i++) {
-                    comm.allReduce(l.send(), l.recv(), l.count(), ReduceOp.SUM);
+                for (int i = 0; i < (mismatch ? 20 : 100_000); i++) {
+                    if (mismatch && comm.rank() == 1) {
+                        comm.broadcast(l.send(), l.recv(), l.count(), 0);
+                    } else {
+                        comm.allReduce(l.send(), l.recv(), l.count(), ReduceOp.SUM);
+                    }
+                    if (mismatch) {
+                        comm.barrier(); // settles the call: a mismatch that slipped through shows up here at the latest
+                    }
                 }
-                System.out.println("no failure seen");
+                System.out.println(mismatch ? "no failure seen: 20 mismatched calls completed, their results silently wrong"
+                        : "no failure seen");
             } catch (JcollException e) {
                 System.out.printf("CAUGHT %s peer=%d after %.2f s at=%d: %s%n", e.getClass().getSimpleName(), e.peer(),
                         (System.nanoTime() - start) / 1e9, System.currentTimeMillis(), e.getMessage());

@@ -52,15 +52,35 @@ public final class MemoryStore implements Store {
         }
     }
 
+    /** @throws IllegalArgumentException if {@code key} holds a value that {@link #set} stored, not a counter */
     @Override
     public long add(String key, long delta) {
         lock.lock();
         try {
             byte[] old = entries.get(key);
-            long sum = (old == null ? 0 : Long.parseLong(new String(old, StandardCharsets.UTF_8))) + delta;
+            long sum = (old == null ? 0 : counterValue(key, old)) + delta;
             entries.put(key, Long.toString(sum).getBytes(StandardCharsets.UTF_8));
             changed.signalAll();
             return sum;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static long counterValue(String key, byte[] value) {
+        try {
+            return Long.parseLong(new String(value, StandardCharsets.UTF_8));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("store key '" + key + "' holds a value, not a counter: add() cannot "
+                    + "add to it");
+        }
+    }
+
+    @Override
+    public void delete(String key) {
+        lock.lock();
+        try {
+            entries.remove(key);
         } finally {
             lock.unlock();
         }

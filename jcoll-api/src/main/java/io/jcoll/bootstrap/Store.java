@@ -17,6 +17,9 @@ public interface Store extends AutoCloseable {
     /** Atomically adds {@code delta} to the counter at {@code key} (0 if unset) and returns the sum. */
     long add(String key, long delta);
 
+    /** Removes {@code key} if it is set, so that per-call keys do not pile up over a long job. */
+    void delete(String key);
+
     @Override
     void close();
 
@@ -27,6 +30,7 @@ public interface Store extends AutoCloseable {
             @Override public void set(String key, byte[] value) { base.set(prefix + key, value); }
             @Override public Optional<byte[]> get(String key, Duration timeout) { return base.get(prefix + key, timeout); }
             @Override public long add(String key, long delta) { return base.add(prefix + key, delta); }
+            @Override public void delete(String key) { base.delete(prefix + key); }
             @Override public void close() { base.close(); }
         };
     }

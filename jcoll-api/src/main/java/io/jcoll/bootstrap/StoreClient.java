@@ -98,6 +98,11 @@ public final class StoreClient implements Store {
         return ByteBuffer.wrap(r.payload).getLong();
     }
 
+    @Override
+    public synchronized void delete(String key) {
+        request(StoreProtocol.DELETE, key, () -> { }, 0);
+    }
+
     private interface Body {
         void write() throws IOException;
     }

@@ -1,14 +1,18 @@
 package io.jcoll.bootstrap;
 
 import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The store's request and reply layout, after the {@link Handshake}:
  *
  * <pre>
- *  request  op u8 | keyLength u16 | key (UTF-8) | SET: valueLength u32, value | GET: timeoutMillis i64 | ADD: delta i64
+ *  request  op u8 | keyLength u16 | key (UTF-8) | SET: valueLength u32, value | GET: timeoutMillis i64 | ADD: delta i64 | DELETE: nothing
  *  reply    status u8 | length u32 | payload (value, ADD's i64 sum, or an error text)
  * </pre>
  *
@@ -20,6 +24,7 @@ final class StoreProtocol {
     static final byte SET = 1;
     static final byte GET = 2;
     static final byte ADD = 3;
+    static final byte DELETE = 4;
 
     static final byte OK = 0;
     static final byte MISSING = 1;
@@ -49,6 +54,47 @@ final class StoreProtocol {
             throw new IOException("connection closed inside a " + what);
         }
         return bytes;
+    }
+
+    /**
+     * Reads the rest of one request whose operation byte was {@code op}, runs
+     * it against {@code data} and writes the reply. Anything malformed throws
+     * before a byte of it is stored or a buffer of a claimed size allocated.
+     */
+    static void answer(byte op, DataInputStream in, DataOutputStream out, Store data) throws IOException {
+        if (op < SET || op > DELETE) {
+            throw new IOException("unknown store operation " + op);
+        }
+        String key = readKey(in);
+        switch (op) {
+            case SET -> {
+                data.set(key, readSized(in, MAX_VALUE, "store value"));
+                reply(out, OK, new byte[0]);
+            }
+            case GET -> {
+                long millis = in.readLong();
+                Optional<byte[]> v = data.get(key, Duration.ofMillis(Math.max(0, millis)));
+                reply(out, v.isPresent() ? OK : MISSING, v.orElse(new byte[0]));
+            }
+            case ADD -> {
+                long delta = in.readLong();
+                try {
+                    reply(out, OK, ByteBuffer.allocate(8).putLong(data.add(key, delta)).array());
+                } catch (IllegalArgumentException e) {
+                    reply(out, ERROR, e.getMessage().getBytes(StandardCharsets.UTF_8)); // found by the fuzzer
+                }
+            }
+            default -> {
+                data.delete(key);
+                reply(out, OK, new byte[0]);
+            }
+        }
+    }
+
+    private static void reply(DataOutputStream out, byte status, byte[] payload) throws IOException {
+        out.writeByte(status);
+        out.writeInt(payload.length);
+        out.write(payload);
     }
 
     static byte[] keyBytes(String key) {

@@ -8,9 +8,9 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.SocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -20,8 +20,8 @@ import java.util.concurrent.Semaphore;
 /**
  * The rendezvous store's server, hosted by rank 0. Each connection is
  * authenticated with the job token before it may read or write; one that
- * cannot, or that sends anything malformed, is dropped and logged, and the
- * job carries on. Connections are bounded in number, handshakes in time.
+ * cannot, or that sends anything malformed, is dropped and the job carries
+ * on. Refusals are logged once per remote host ({@link RefusalLog}). Connections are bounded in number, handshakes in time.
  */
 public final class StoreServer implements AutoCloseable {
 
@@ -35,6 +35,7 @@ public final class StoreServer implements AutoCloseable {
     private final Semaphore connectionSlots = new Semaphore(MAX_CONNECTIONS);
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    private final RefusalLog refusals = new RefusalLog(LOG, "store");
     private volatile boolean closed;
 
     /** Starts listening on {@code bind} (port 0 picks a free port). */
@@ -58,6 +59,7 @@ public final class StoreServer implements AutoCloseable {
             @Override public void set(String key, byte[] value) { data.set(key, value); }
             @Override public Optional<byte[]> get(String key, Duration timeout) { return data.get(key, timeout); }
             @Override public long add(String key, long delta) { return data.add(key, delta); }
+            @Override public void delete(String key) { data.delete(key); }
             @Override public void close() { }
         };
     }
@@ -74,8 +76,7 @@ public final class StoreServer implements AutoCloseable {
                 continue;
             }
             if (!connectionSlots.tryAcquire()) {
-                LOG.log(System.Logger.Level.WARNING, "store: refusing " + s.getRemoteSocketAddress()
-                        + ": already " + MAX_CONNECTIONS + " connections");
+                refusals.refused(s.getRemoteSocketAddress(), "already " + MAX_CONNECTIONS + " connections");
                 closeQuietly(s);
                 continue;
             }
@@ -87,13 +88,16 @@ public final class StoreServer implements AutoCloseable {
     }
 
     private void serve(Socket s) {
-        String who = String.valueOf(s.getRemoteSocketAddress());
+        SocketAddress remote = s.getRemoteSocketAddress();
+        String who = String.valueOf(remote);
+        boolean authenticated = false;
         try (s) {
             s.setTcpNoDelay(true);
             s.setSoTimeout((int) HANDSHAKE_LIMIT.toMillis());
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
             Handshake.Hello hello = Handshake.accept(in, out, token, Handshake.PURPOSE_STORE, 0);
+            authenticated = true;
             who = "rank " + hello.rank() + " at " + who;
             while (!closed) {
                 s.setSoTimeout(0); // an authenticated rank may stay quiet for the whole job
@@ -102,19 +106,21 @@ public final class StoreServer implements AutoCloseable {
                     return;
                 }
                 s.setSoTimeout((int) HANDSHAKE_LIMIT.toMillis()); // the rest of a request comes at once
-                handle((byte) op, in, out);
+                StoreProtocol.answer((byte) op, in, out, data);
                 out.flush();
             }
-        } catch (EOFException e) {
-            if (!closed) {
-                LOG.log(System.Logger.Level.WARNING, "store: dropped " + who + ": connection closed mid-message");
-            }
-        } catch (SocketTimeoutException e) {
-            LOG.log(System.Logger.Level.WARNING, "store: dropped " + who + ": silent for " + HANDSHAKE_LIMIT.toSeconds()
-                    + " s in the middle of a handshake or request");
         } catch (IOException e) {
-            if (!closed) {
-                LOG.log(System.Logger.Level.WARNING, "store: dropped " + who + ": " + e.getMessage());
+            if (closed) {
+                return;
+            }
+            String reason = e instanceof EOFException ? "connection closed mid-message"
+                    : e instanceof SocketTimeoutException ? "silent for " + HANDSHAKE_LIMIT.toSeconds()
+                            + " s in the middle of a handshake or request"
+                    : e.getMessage();
+            if (authenticated) {
+                LOG.log(System.Logger.Level.WARNING, "store: dropped " + who + ": " + reason);
+            } else {
+                refusals.refused(remote, reason);
             }
         } finally {
             open.remove(s);
@@ -122,30 +128,9 @@ public final class StoreServer implements AutoCloseable {
         }
     }
 
-    private void handle(byte op, DataInputStream in, DataOutputStream out) throws IOException {
-        String key = StoreProtocol.readKey(in);
-        switch (op) {
-            case StoreProtocol.SET -> {
-                data.set(key, StoreProtocol.readSized(in, StoreProtocol.MAX_VALUE, "store value"));
-                reply(out, StoreProtocol.OK, new byte[0]);
-            }
-            case StoreProtocol.GET -> {
-                long millis = in.readLong();
-                Optional<byte[]> v = data.get(key, Duration.ofMillis(Math.max(0, millis)));
-                reply(out, v.isPresent() ? StoreProtocol.OK : StoreProtocol.MISSING, v.orElse(new byte[0]));
-            }
-            case StoreProtocol.ADD -> {
-                long sum = data.add(key, in.readLong());
-                reply(out, StoreProtocol.OK, ByteBuffer.allocate(8).putLong(sum).array());
-            }
-            default -> throw new IOException("unknown store operation " + op);
-        }
-    }
-
-    private static void reply(DataOutputStream out, byte status, byte[] payload) throws IOException {
-        out.writeByte(status);
-        out.writeInt(payload.length);
-        out.write(payload);
+    /** @return connections refused before they authenticated, since the server started */
+    public long refusedConnections() {
+        return refusals.total();
     }
 
     @Override

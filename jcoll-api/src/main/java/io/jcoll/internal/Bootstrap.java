@@ -95,6 +95,9 @@ public final class Bootstrap {
                     TransportSelection.choose(cfg.transport(), providers, verdicts, rank, cfg.size());
             Transport transport = choice.provider().open(new TransportContext(rank, cfg.size(), cfg.localRank(),
                     cfg.localSize(), scoped, advertise, cfg.token(), cfg.timeout(), placed));
+            if (SignatureAudit.requested(settings) && !transport.checksSignatures()) {
+                transport = new SignatureAudit(transport, scoped, rank, cfg.size());
+            }
             LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + choice.info());
             return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), choice.info(), cfg.timeout(),
                     transport, rendezvous);

@@ -92,6 +92,7 @@ final class CallValidator {
         if (data == null) {
             throw invalid(o, "data buffer is null");
         }
+        open(o, "data", data);
         requireCount(o, count);
         capacity(o, "data", data, times(o, count), "size * count = " + size + " * " + count);
         return data.slice(rank * count, count);
@@ -152,7 +153,14 @@ final class CallValidator {
         supported(o, name, b);
     }
 
+    private void open(Operation o, String name, Buffer b) {
+        if (b.isClosed()) {
+            throw invalid(o, name + " buffer " + b + " was closed: its memory is released and must not be used");
+        }
+    }
+
     private void supported(Operation o, String name, Buffer b) {
+        open(o, name, b);
         String why = transport.unsupportedReason(b);
         if (why != null) {
             throw invalid(o, name + " buffer " + b + " cannot be used with the " + transport.name() + " transport: " + why);

@@ -73,7 +73,8 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public <T> java.util.Optional<T> unwrap(Class<T> type) {
-        return type.isInstance(transport) ? java.util.Optional.of(type.cast(transport)) : java.util.Optional.empty();
+        Transport working = transport instanceof SignatureAudit audit ? audit.inner() : transport;
+        return type.isInstance(working) ? java.util.Optional.of(type.cast(working)) : java.util.Optional.empty();
     }
 
     // ---- operations: each validates under the issue lock, then runs or queues

@@ -32,6 +32,17 @@ public interface Transport extends AutoCloseable {
     }
 
     /**
+     * Whether this transport compares every collective's {@link Signature}
+     * across ranks itself. Those that do not are audited through the store
+     * under {@code JCOLL_DEBUG=check}.
+     *
+     * @return true if mismatched calls are detected without help
+     */
+    default boolean checksSignatures() {
+        return false;
+    }
+
+    /**
      * Whether {@link #enqueue} starts work without finishing it (a GPU stream),
      * so that asynchronous calls need no thread of their own.
      */

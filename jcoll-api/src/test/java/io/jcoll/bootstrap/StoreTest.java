@@ -9,7 +9,13 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,6 +41,8 @@ class StoreTest {
             assertTrue(b.get("missing", Duration.ofMillis(100)).isEmpty());
             assertEquals(5, a.add("n", 5));
             assertEquals(3, b.add("n", -2));
+            b.delete("k");
+            assertTrue(a.get("k", Duration.ZERO).isEmpty(), "a deleted key is gone");
             Thread later = new Thread(() -> {
                 sleep(200);
                 server.local().set("late", new byte[] {9});
@@ -53,7 +61,19 @@ class StoreTest {
     }
 
     @Test
-    void strangersAndGarbageDoNotDisturbTheJob() throws Exception {
+    void strangersAndGarbageDoNotDisturbTheJobAndAreLoggedOnce() throws Exception {
+        Logger log = Logger.getLogger(StoreServer.class.getName());
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(r);
+                }
+            }
+            @Override public void flush() { }
+            @Override public void close() { }
+        };
+        log.addHandler(capture);
         try (StoreServer server = new StoreServer(new InetSocketAddress("127.0.0.1", 0), TOKEN);
              StoreClient rank = client(server, TOKEN)) {
             SplittableRandom rnd = new SplittableRandom(1);
@@ -86,6 +106,17 @@ class StoreTest {
             }
             rank.set("after", new byte[] {1});
             assertTrue(rank.get("after", Duration.ZERO).isPresent(), "the job carries on");
+            long until = System.nanoTime() + 5_000_000_000L;
+            while (server.refusedConnections() < 21 && System.nanoTime() < until) {
+                sleep(10);
+            }
+            assertEquals(21, server.refusedConnections(), "every stranger was refused");
+            assertEquals(1, warnings.size(), "21 refusals from one host make one warning: " + warnings.stream()
+                    .map(LogRecord::getMessage).toList());
+            assertTrue(warnings.get(0).getMessage().contains("refused a connection from /127.0.0.1"),
+                    warnings.get(0).getMessage());
+        } finally {
+            log.removeHandler(capture);
         }
     }
 

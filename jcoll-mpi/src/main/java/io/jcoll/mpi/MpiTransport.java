@@ -7,11 +7,13 @@ import io.jcoll.HostBuffer;
 import io.jcoll.NetworkReport;
 import io.jcoll.ReduceOp;
 import io.jcoll.exceptions.BootstrapException;
+import io.jcoll.exceptions.CollectiveMismatchException;
 import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.InvalidArgumentException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
+import io.jcoll.spi.Signature;
 import io.jcoll.spi.StagedAccess;
 import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
@@ -27,7 +29,9 @@ import java.util.List;
  * holds here as on every transport. Memory MPI cannot address directly (Java
  * arrays, heap byte buffers) is staged through native memory. Reductions take
  * the types and operations the MPI standard has; the others (16- and 8-bit
- * floats, AVG) are refused before any byte moves.
+ * floats, AVG) are refused before any byte moves. Before each collective the
+ * ranks compare their {@link Signature}s, so that mismatched calls fail on
+ * every rank with a message naming who is doing what.
  */
 final class MpiTransport implements Transport {
 
@@ -38,6 +42,7 @@ final class MpiTransport implements Transport {
     private final int size;
     private final Memory request = new Memory(8);
     private final Memory flag = new Memory(4);
+    private final SignatureCheck signatures;
     private final Stage sendStage = new Stage();
     private final Stage recvStage = new Stage();
     private boolean broken;
@@ -48,6 +53,7 @@ final class MpiTransport implements Transport {
         this.comm = comm;
         this.rank = rank;
         this.size = size;
+        this.signatures = new SignatureCheck(size);
     }
 
     static MpiTransport open(TransportContext ctx) {
@@ -64,6 +70,12 @@ final class MpiTransport implements Transport {
                     + "initialise MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), or let jcoll initialise it");
         }
         return new MpiTransport(runtime, runtime.duplicateWorld(ctx.rank()), ctx.rank(), ctx.size());
+    }
+
+    /** Yes: the ranks allgather their signatures before each collective. */
+    @Override
+    public boolean checksSignatures() {
+        return true;
     }
 
     @Override
@@ -91,6 +103,9 @@ final class MpiTransport implements Transport {
                     "an earlier MPI call did not finish; MPI cannot cancel a collective, so this communicator is done");
         }
         refuseWhatMpiLacks(call);
+        if (call.operation().isCollective()) {
+            checkSignatures(call, deadlineNanos);
+        }
         HostBuffer send = (HostBuffer) call.send();
         HostBuffer recv = (HostBuffer) call.recv();
         long sendBytes = call.sendElements(size) * call.type().size();
@@ -132,6 +147,23 @@ final class MpiTransport implements Transport {
         await(call, deadlineNanos);
         if (recv != null) {
             recvStage.commit(recv);
+        }
+    }
+
+    /**
+     * Every rank's signature of this step, gathered before the collective
+     * starts: ranks in different operations fail here, all of them, with the
+     * communicator still consistent, instead of starting collectives MPI
+     * cannot match. Costs one 32-byte-per-rank allgather per collective.
+     */
+    private void checkSignatures(Call call, long deadlineNanos) {
+        start(MpiNative.MPI_Iallgather(signatures.own(call), Signature.BYTES, mpi.abi.bytes(), signatures.all(),
+                Signature.BYTES, mpi.abi.bytes(), comm, MpiLibrary.address(request)), call);
+        await(call, deadlineNanos);
+        String disagreement = signatures.disagreement();
+        if (disagreement != null) {
+            throw new CollectiveMismatchException(call.operation().label(), rank, JcollException.NONE, disagreement
+                    + "; every rank must issue the same collectives, in the same order, with the same arguments");
         }
     }
 
@@ -222,6 +254,42 @@ final class MpiTransport implements Transport {
         }
         sendStage.close();
         recvStage.close();
+        signatures.close();
+    }
+
+    /** Native memory for this rank's signature and everyone's, reused across calls. */
+    private static final class SignatureCheck implements AutoCloseable {
+        private final Memory own = new Memory(Signature.BYTES);
+        private final Memory all;
+        private final Signature[] byRank;
+
+        SignatureCheck(int size) {
+            all = new Memory((long) Signature.BYTES * size);
+            byRank = new Signature[size];
+        }
+
+        long own(Call call) {
+            Signature.of(call).writeTo(own.getByteBuffer(0, Signature.BYTES), 0);
+            return MpiLibrary.address(own);
+        }
+
+        long all() {
+            return MpiLibrary.address(all);
+        }
+
+        String disagreement() {
+            ByteBuffer b = all.getByteBuffer(0, all.size());
+            for (int r = 0; r < byRank.length; r++) {
+                byRank[r] = Signature.readFrom(b, r * Signature.BYTES);
+            }
+            return Signature.disagreement(byRank);
+        }
+
+        @Override
+        public void close() {
+            own.close();
+            all.close();
+        }
     }
 
     /**

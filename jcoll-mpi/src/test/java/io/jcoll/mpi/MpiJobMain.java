@@ -36,6 +36,20 @@ public final class MpiJobMain {
             userInitialisedMpi();
             return;
         }
+        if (args.length > 0 && args[0].startsWith("abuse=")) {
+            try (Communicator comm = Jcoll.fromEnvironment()) {
+                var tally = io.jcoll.testing.Abuse.run(comm, Long.parseLong(args[0].substring(6)), 2000, List.of());
+                System.out.println("rank " + comm.rank() + " over " + comm.transport().name() + " refused " + tally);
+            } catch (Throwable t) {
+                t.printStackTrace();
+                System.exit(1);
+            }
+            System.exit(0);
+        }
+        if (args.length > 0 && args[0].startsWith("mismatch=")) {
+            mismatch(args[0].substring("mismatch=".length()));
+            return;
+        }
         long firstId = Long.parseLong(System.getenv().getOrDefault("JCOLL_TEST_FIRST_ID", "1"));
         try (Communicator comm = Jcoll.fromEnvironment()) {
             int rank = comm.rank();
@@ -91,6 +105,33 @@ public final class MpiJobMain {
             System.exit(1);
         }
         System.exit(0);
+    }
+
+    /**
+     * Rank 1 issues a different second collective from the others (another operation, or another count): every
+     * rank must raise {@link io.jcoll.exceptions.CollectiveMismatchException} and print its message.
+     */
+    private static void mismatch(String kind) {
+        int exit = 1;
+        try (Communicator comm = Jcoll.fromEnvironment()) {
+            HostBuffer data = HostBuffer.of(new float[16]);
+            comm.allReduce(data, data, 10, ReduceOp.SUM);
+            try {
+                if (comm.rank() == 1 && kind.equals("operation")) {
+                    comm.broadcast(data, data, 10, 0);
+                } else {
+                    comm.allReduce(data, data, comm.rank() == 1 && kind.equals("count") ? 11 : 10, ReduceOp.SUM);
+                }
+                System.out.println("rank " + comm.rank() + ": the mismatched call returned: WRONG");
+            } catch (io.jcoll.exceptions.CollectiveMismatchException e) {
+                System.out.println("rank " + comm.rank() + " raised: " + e.getMessage());
+                exit = 0;
+            }
+        } catch (Throwable t) {
+            t.printStackTrace();
+        }
+        System.out.flush();
+        System.exit(exit);
     }
 
     /**

@@ -115,6 +115,32 @@ class MpirunJobTest {
         }
     }
 
+    /** Random bad arguments through the MPI transport: each refused before MPI sees a pointer; MPI still right. */
+    @Test
+    void randomBadArgumentsNeverReachMpi() throws Exception {
+        long seed = ThreadLocalRandom.current().nextLong();
+        Job job = mpirun(Map.of("JCOLL_TRANSPORT", "mpi", "JCOLL_TIMEOUT", "60s"), 300, "abuse=" + seed);
+        assertEquals(0, job.exit(), "seed " + seed + ": " + job.output());
+        for (int r = 0; r < RANKS; r++) {
+            assertTrue(job.output().contains("rank " + r + " over mpi refused {"), job.output());
+        }
+    }
+
+    /** Every rank names who is doing what, from the signatures the ranks exchange before each collective. */
+    @ParameterizedTest(name = "rank 1 differs in its {0}")
+    @ValueSource(strings = {"operation", "count"})
+    void mismatchedCollectivesAreReportedOnEveryRank(String kind) throws Exception {
+        Job job = mpirun(Map.of("JCOLL_TRANSPORT", "mpi", "JCOLL_TIMEOUT", "20s"), 120, "mismatch=" + kind);
+        assertEquals(0, job.exit(), job.output());
+        String rankOne = kind.equals("operation") ? "rank 1 is in broadcast #1 (10 x float32, root 0)"
+                : "rank 1 is in allReduce #1 (11 x float32, sum)";
+        for (int r = 0; r < RANKS; r++) {
+            assertTrue(job.output().contains("rank " + r + " raised: "), job.output());
+        }
+        assertEquals(RANKS, job.output().split(java.util.regex.Pattern.quote(
+                "ranks [0, 2, 3] are in allReduce #1 (10 x float32, sum); " + rankOne), -1).length - 1, job.output());
+    }
+
     @ParameterizedTest(name = "JCOLL_TRANSPORT={0}")
     @ValueSource(strings = {"mpi", "tcp"})
     void aRankThatExitsEarlyEndsTheJobWithAnError(String transport) throws Exception {

@@ -100,6 +100,7 @@ public final class DeviceBuffer implements io.jcoll.spi.StagedAccess, AutoClosea
     @Override public DataType type() { return type; }
     @Override public long count() { return count; }
     @Override public boolean isReadOnly() { return false; }
+    @Override public boolean isClosed() { return closed || (owner != null && owner.closed); }
     @Override public Location location() { return Location.DEVICE; }
 
     @Override
@@ -186,7 +187,7 @@ public final class DeviceBuffer implements io.jcoll.spi.StagedAccess, AutoClosea
     }
 
     private void checkOpen() {
-        if (closed || (owner != null && owner.closed)) {
+        if (isClosed()) {
             throw new IllegalStateException("device buffer " + this + " was closed");
         }
     }

@@ -98,4 +98,53 @@ class NcclCollectivesTest {
             return null;
         });
     }
+
+    /**
+     * Random bad arguments at the NCCL transport (with freed device memory, views of it, and memory on the other
+     * GPU added to the usual ones), then bad arguments straight at the checked native layer: each is a Java
+     * exception, NCCL never sees the pointer, and the communicator stays right.
+     */
+    @Test
+    void randomBadArgumentsNeverReachNccl() throws IOException {
+        int n = 2;
+        int port = freePort();
+        long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        Ranks.all(n, Duration.ofMinutes(5), rank -> {
+            try (Communicator c = join(rank, n, port);
+                 DeviceBuffer otherGpu = DeviceBuffer.allocate((rank + 1) % gpus, DataType.FLOAT32, 256)) {
+                List<io.jcoll.testing.Abuse.BadBuffer> extras = List.of(
+                        new io.jcoll.testing.Abuse.BadBuffer("freed device buffer", () -> {
+                            DeviceBuffer b = DeviceBuffer.allocate(rank, DataType.FLOAT32, 256);
+                            b.close();
+                            return b;
+                        }),
+                        new io.jcoll.testing.Abuse.BadBuffer("view of a freed device buffer", () -> {
+                            DeviceBuffer b = DeviceBuffer.allocate(rank, DataType.FLOAT32, 512);
+                            DeviceBuffer view = b.slice(64, 256);
+                            b.close();
+                            return view;
+                        }),
+                        new io.jcoll.testing.Abuse.BadBuffer("device buffer on the other GPU", () -> otherGpu));
+                var tally = io.jcoll.testing.Abuse.run(c, seed, 1000, extras);
+                System.out.println("rank " + rank + " seed " + seed + ": refused " + tally);
+                assertEquals(13, tally.size(), "every kind was tried: " + tally);
+
+                DeviceBuffer mine = DeviceBuffer.allocate(rank, DataType.FLOAT32, 100);
+                org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> mine.addressOf(101));
+                org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> mine.slice(90, 11));
+                org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class, () -> mine.slice(-1, 5));
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        () -> mine.copyFrom(HostBuffer.of(new float[101])));
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        () -> DeviceBuffer.allocate(rank, DataType.FLOAT32, -5));
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        () -> DeviceBuffer.wrap(0, 400, rank, DataType.FLOAT32));
+                mine.close();
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                        () -> mine.copyFrom(HostBuffer.of(new float[10])));
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, mine::address);
+            }
+            return null;
+        });
+    }
 }

@@ -1,6 +1,7 @@
 package io.jcoll.tcp;
 
 import io.jcoll.bootstrap.Handshake;
+import io.jcoll.bootstrap.RefusalLog;
 import io.jcoll.bootstrap.Store;
 import io.jcoll.exceptions.BootstrapException;
 import io.jcoll.exceptions.JcollException;
@@ -24,7 +25,7 @@ import java.util.Optional;
  * endpoint in the store, connects to each lower rank and accepts each higher
  * one. Lower ranks never connect upward, so no two ranks wait on each other.
  * Every connection is authenticated with the job token; a stranger that
- * connects to the listener is dropped and logged, and accepting goes on.
+ * connects to the listener is dropped and logged once per host, and accepting goes on.
  */
 final class Mesh {
 
@@ -41,13 +42,14 @@ final class Mesh {
             listener.bind(new InetSocketAddress(0), size + 16);
             int port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
             store.set("tcp/endpoint/" + rank, (advertise.getHostAddress() + " " + port).getBytes(StandardCharsets.UTF_8));
+            RefusalLog refusals = new RefusalLog(LOG, "rank " + rank + "'s data listener");
             try {
                 for (int peer = 0; peer < rank; peer++) {
                     connections[peer] = dial(rank, size, peer, store, token, deadline, socketBufferBytes);
                 }
                 int expected = size - 1 - rank;
                 while (expected > 0) {
-                    Connection c = answer(rank, size, listener, token, deadline, connections, socketBufferBytes);
+                    Connection c = answer(rank, size, listener, token, deadline, connections, socketBufferBytes, refusals);
                     if (c != null) {
                         connections[c.peer] = c;
                         expected--;
@@ -100,7 +102,8 @@ final class Mesh {
 
     /** Accepts one connection; null if it was not a valid, new, higher rank of this job. */
     private static Connection answer(int rank, int size, ServerSocketChannel listener, byte[] token, long deadline,
-                                     Connection[] connections, int socketBufferBytes) throws IOException {
+                                     Connection[] connections, int socketBufferBytes, RefusalLog refusals)
+            throws IOException {
         SocketChannel ch;
         try {
             listener.socket().setSoTimeout((int) Math.max(1, Math.min(left(deadline).toMillis(), Integer.MAX_VALUE)));
@@ -127,8 +130,7 @@ final class Mesh {
             }
             return new Connection(hello.rank(), ch);
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": dropped a connection from "
-                    + ch.socket().getRemoteSocketAddress() + ": " + e.getMessage());
+            refusals.refused(ch.socket().getRemoteSocketAddress(), e.getMessage());
             ch.close();
             return null;
         }

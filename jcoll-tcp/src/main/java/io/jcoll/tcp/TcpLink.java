@@ -7,7 +7,7 @@ import io.jcoll.exceptions.ProtocolException;
 import io.jcoll.tcp.p2p.Frame;
 import io.jcoll.tcp.p2p.MatchCheck;
 import io.jcoll.tcp.p2p.PointToPoint;
-import io.jcoll.tcp.p2p.Signature;
+import io.jcoll.spi.Signature;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -16,7 +16,7 @@ import io.jcoll.tcp.algorithm.Collectives;
 import io.jcoll.tcp.algorithm.DisseminationBarrier;
 import io.jcoll.tcp.algorithm.Scratch;
 import io.jcoll.tcp.algorithm.Tuning;
-import io.jcoll.tcp.p2p.Signature;
+import io.jcoll.spi.Signature;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -123,6 +123,12 @@ final class TcpTransport implements Transport {
         byte[] agreed = ctx.store().get("tcp/tuning", ctx.timeout()).orElseThrow(() -> new BootstrapException(
                 "bootstrap", ctx.rank(), 0, "rank 0 never published its TCP tuning"));
         return Tuning.decode(new String(agreed, StandardCharsets.UTF_8));
+    }
+
+    /** Yes: every frame header carries the sender's signature, checked by the receiver. */
+    @Override
+    public boolean checksSignatures() {
+        return true;
     }
 
     @Override

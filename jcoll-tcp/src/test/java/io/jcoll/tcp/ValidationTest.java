@@ -64,6 +64,24 @@ class ValidationTest {
         });
     }
 
+    /** Thousands of random bad calls, the same on every rank: each refused, the group still right afterwards. */
+    @Test
+    void randomBadArgumentsAreAllRefused() {
+        int n = 3;
+        int port = TcpGroup.freePort();
+        long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            try (Communicator c = TcpGroup.join(rank, n, port, Map.of())) {
+                Map<String, Integer> tally = io.jcoll.testing.Abuse.run(c, seed, 3000, java.util.List.of());
+                if (rank == 0) {
+                    System.out.println("seed " + seed + ": refused " + tally);
+                }
+                assertEquals(10, tally.size(), "every kind of bad call was tried: " + tally);
+            }
+            return null;
+        });
+    }
+
     /** Asserts the refusal and its message, then proves the group still works with a real allReduce. */
     private static void refused(Communicator c, Executable call, String operation, String text) {
         InvalidArgumentException e = assertThrows(InvalidArgumentException.class, call);

@@ -1,5 +1,6 @@
 package io.jcoll.tcp.p2p;
 
+import io.jcoll.spi.Signature;
 import java.nio.ByteBuffer;
 
 /**

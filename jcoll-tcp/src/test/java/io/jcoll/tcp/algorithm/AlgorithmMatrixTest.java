@@ -7,7 +7,7 @@ import io.jcoll.spi.Operation;
 import io.jcoll.testing.Case;
 import io.jcoll.testing.Ops;
 import io.jcoll.tcp.p2p.LocalFabric;
-import io.jcoll.tcp.p2p.Signature;
+import io.jcoll.spi.Signature;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

@@ -1,5 +1,6 @@
 package io.jcoll.tcp.p2p;
 
+import io.jcoll.spi.Signature;
 import io.jcoll.exceptions.CollectiveTimeoutException;
 
 import java.nio.ByteBuffer;

@@ -1,0 +1,116 @@
+package io.jcoll.spi;
+
+import io.jcoll.DataType;
+import io.jcoll.ReduceOp;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a rank is doing at one step, in a form ranks can compare: operation,
+ * type, reduce op, root, count and collective sequence number. Transports
+ * check it on every call (TCP in every frame header, MPI through a small
+ * exchange before each collective), and {@code JCOLL_DEBUG=check} through the
+ * store for the others, so that mismatched calls fail with a message instead
+ * of hanging or returning wrong data.
+ *
+ * @param operation {@link Operation} ordinal (a recv carries its send's, so that the two match)
+ * @param type      {@link DataType} ordinal
+ * @param reduceOp  {@link ReduceOp} ordinal, or -1
+ * @param root      broadcast's root, -1 otherwise
+ * @param count     elements, as {@link Call#count()}
+ * @param sequence  collective sequence number, or -1 for point-to-point
+ */
+public record Signature(int operation, int type, int reduceOp, int root, long count, long sequence) {
+
+    /** Bytes of {@link #writeTo}'s encoding. */
+    public static final int BYTES = 32;
+
+    /**
+     * @param call a validated call
+     * @return the signature of the call; a recv's is that of the send it expects
+     */
+    public static Signature of(Call call) {
+        int op = call.operation() == Operation.RECV ? Operation.SEND.ordinal() : call.operation().ordinal();
+        return new Signature(op, call.type().ordinal(),
+                call.reduceOp() == null ? -1 : call.reduceOp().ordinal(),
+                call.operation().isCollective() ? call.root() : -1, call.count(), call.sequence());
+    }
+
+    /**
+     * Writes the fixed {@link #BYTES}-byte little-endian encoding at {@code offset}.
+     *
+     * @param b      destination
+     * @param offset where in {@code b}
+     */
+    public void writeTo(ByteBuffer b, int offset) {
+        ByteBuffer le = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        le.putInt(offset, operation);
+        le.putInt(offset + 4, type);
+        le.putInt(offset + 8, reduceOp);
+        le.putInt(offset + 12, root);
+        le.putLong(offset + 16, count);
+        le.putLong(offset + 24, sequence);
+    }
+
+    /**
+     * @param b      source
+     * @param offset where {@link #writeTo} wrote it
+     * @return the signature read back; fields are not range-checked ({@link #describe} copes)
+     */
+    public static Signature readFrom(ByteBuffer b, int offset) {
+        ByteBuffer le = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        return new Signature(le.getInt(offset), le.getInt(offset + 4), le.getInt(offset + 8), le.getInt(offset + 12),
+                le.getLong(offset + 16), le.getLong(offset + 24));
+    }
+
+    /** @return this signature in words, for mismatch messages: {@code allReduce #5 (100 x float32, sum)} */
+    public String describe() {
+        Operation[] ops = Operation.values();
+        DataType[] types = DataType.values();
+        ReduceOp[] reduceOps = ReduceOp.values();
+        StringBuilder b = new StringBuilder();
+        b.append(operation >= 0 && operation < ops.length ? ops[operation].label() : "operation " + operation);
+        if (sequence >= 0) {
+            b.append(" #").append(sequence);
+        }
+        b.append(" (").append(count).append(" x ")
+                .append(type >= 0 && type < types.length ? types[type].toString() : "type " + type);
+        if (reduceOp >= 0) {
+            b.append(", ").append(reduceOp < reduceOps.length ? reduceOps[reduceOp].toString() : "op " + reduceOp);
+        }
+        if (root >= 0) {
+            b.append(", root ").append(root);
+        }
+        return b.append(')').toString();
+    }
+
+    /**
+     * Compares every rank's signature for one step.
+     *
+     * @param byRank each rank's signature, indexed by rank
+     * @return null if all agree, else which ranks are in what, such as
+     *         {@code "ranks [0, 2] are in allReduce #4 (...); rank 1 is in broadcast #4 (...)"}
+     */
+    public static String disagreement(Signature[] byRank) {
+        Map<Signature, List<Integer>> groups = new LinkedHashMap<>();
+        for (int r = 0; r < byRank.length; r++) {
+            groups.computeIfAbsent(byRank[r], s -> new ArrayList<>()).add(r);
+        }
+        if (groups.size() <= 1) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        for (Map.Entry<Signature, List<Integer>> g : groups.entrySet()) {
+            List<Integer> ranks = g.getValue();
+            b.append(b.length() == 0 ? "" : "; ")
+                    .append(ranks.size() == 1 ? "rank " + ranks.get(0) + " is" : "ranks " + ranks + " are")
+                    .append(" in ").append(g.getKey().describe());
+        }
+        return b.toString();
+    }
+}
