@@ -79,7 +79,8 @@ public final class Perf {
         if (out != null) {
             header(out, comm, o);
         }
-        warmUpJit(comm, o, arenas, Math.min(Math.max(sizes.isEmpty() ? 0 : sizes.get(0), 1024), Math.min(maxBytes, 64 << 10)));
+        warmUpJit(comm, o, arenas, Math.min(Math.max(sizes.isEmpty() ? 0 : sizes.get(0), 1024), Math.min(maxBytes, 64 << 10)),
+                maxBytes);
         long totalWrong = 0;
         double busSum = 0;
         int busCount = 0;
@@ -139,20 +140,31 @@ public final class Perf {
     private static long timedAllocatedBytes;
     private static long timedCalls;
 
-    /** Untimed calls before the sweep, enough for the JIT to compile the call path (C code needs none of this). */
-    static final int JIT_WARMUP_CALLS = 3000;
+    /** Untimed small calls before the sweep, enough for the JIT to compile the call path (C code needs none of this). */
+    static final int JIT_WARMUP_CALLS = 12_000;
+    /** Untimed 1 MB calls: the large-message algorithms (rings, pipelines) are other code, compiled on their own. */
+    static final int JIT_WARMUP_LARGE_CALLS = 300;
 
     /**
-     * Runs the operation {@link #JIT_WARMUP_CALLS} times, in and out of place, on a small message (near
-     * the sweep's first size, 1 to 64 KB), so that whatever size comes first is timed on compiled code:
-     * a sweep that starts at 32 MB would otherwise time the interpreter launching GPU work.
+     * Runs the operation {@link #JIT_WARMUP_CALLS} times, in and out of place, on a small message (near the
+     * sweep's first size, 1 to 64 KB), then {@link #JIT_WARMUP_LARGE_CALLS} times on 1 MB where the sweep goes
+     * that far, so that every size is timed on compiled code: C2 compiles a method after about ten thousand
+     * calls, and a sweep timed before that measures the interpreter (and, on a GPU, the interpreter launching
+     * kernels). Counts, not time: every rank must make the same calls.
      */
-    private static void warmUpJit(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes) {
+    private static void warmUpJit(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes, long maxBytes) {
+        warmUp(comm, o, arenas, bytes, JIT_WARMUP_CALLS);
+        if (maxBytes >= (1 << 20)) {
+            warmUp(comm, o, arenas, 1 << 20, JIT_WARMUP_LARGE_CALLS);
+        }
+    }
+
+    private static void warmUp(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes, int calls) {
         long total = bytes / o.type().size();
         for (int place = 0; place < 2; place++) {
             Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), comm.size(), place == 1);
-            for (int done = 0; done < JIT_WARMUP_CALLS / 2; done += 100) {
-                loop(comm, o, l, 100); // waits every 100 calls, so queued work stays bounded
+            for (int done = 0; done < calls / 2; done += 100) {
+                loop(comm, o, l, Math.min(100, calls / 2 - done)); // waits every 100 calls: queued work stays bounded
             }
         }
     }

@@ -66,6 +66,11 @@ final class Connection {
     /** The header of the next incoming frame, filled as bytes arrive. */
     final ByteBuffer inHeader = ByteBuffer.allocateDirect(Frame.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer[] gather = new ByteBuffer[2];
+    /**
+     * Direct buffers for outgoing headers, reused: a heap buffer would make the JDK copy it into a temporary
+     * direct buffer on every write, and a new direct buffer per send costs more than the send.
+     */
+    private final ArrayDeque<ByteBuffer> spareHeaders = new ArrayDeque<>();
     /** The peer said it is leaving (CLOSE frame) or its stream ended after that. */
     boolean peerClosed;
     /** Nothing more can be read or written: the stream ended or failed. */
@@ -76,6 +81,12 @@ final class Connection {
     Connection(int peer, SocketChannel channel) {
         this.peer = peer;
         this.channel = channel;
+    }
+
+    /** A direct header buffer for the next send, returned here once that send is written. */
+    ByteBuffer headerForSend() {
+        ByteBuffer h = spareHeaders.poll();
+        return h != null ? h : ByteBuffer.allocateDirect(Frame.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     boolean headerComplete() {
@@ -99,6 +110,7 @@ final class Connection {
             }
             s.done = true;
             sends.poll();
+            spareHeaders.push(s.header);
             sendInProgress = false;
         }
         return moved;

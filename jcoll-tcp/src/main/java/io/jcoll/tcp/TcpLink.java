@@ -36,16 +36,24 @@ final class TcpLink implements PointToPoint {
     private final Connection[] connections;
     private final Selector selector;
     private final long spinNanos;
+    /** More ranks on this host than cores: a waiting rank yields its core to the rank it waits for. */
+    private final boolean yieldWhileSpinning;
 
     private String operation = "bootstrap";
     private Signature signature = new Signature(0, 0, -1, -1, 0, -2);
     private long deadline = Long.MAX_VALUE;
 
     TcpLink(int rank, int size, Connection[] connections, long spinNanos) throws IOException {
+        this(rank, size, connections, spinNanos, false);
+    }
+
+    TcpLink(int rank, int size, Connection[] connections, long spinNanos, boolean yieldWhileSpinning)
+            throws IOException {
         this.rank = rank;
         this.size = size;
         this.connections = connections;
         this.spinNanos = spinNanos;
+        this.yieldWhileSpinning = yieldWhileSpinning;
         this.selector = Selector.open();
         for (Connection c : connections) {
             if (c != null) {
@@ -75,7 +83,7 @@ final class TcpLink implements PointToPoint {
     @Override
     public Transfer send(int peer, ByteBuffer src) {
         Connection c = connection(peer);
-        ByteBuffer header = ByteBuffer.allocate(Frame.HEADER_BYTES);
+        ByteBuffer header = c.headerForSend();
         Frame.encode(header, Frame.DATA, src.remaining(), signature);
         Connection.Send s = new Connection.Send(peer, header, src);
         c.sends.add(s);
@@ -112,7 +120,11 @@ final class TcpLink implements PointToPoint {
                 continue;
             }
             if (now < spinUntil) {
-                Thread.onSpinWait();
+                if (yieldWhileSpinning) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
                 continue;
             }
             if (now - deadline >= 0) {

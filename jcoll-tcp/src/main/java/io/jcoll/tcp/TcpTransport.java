@@ -62,7 +62,10 @@ final class TcpTransport implements Transport {
             connections = ctx.size() == 1 ? new Connection[1]
                     : Mesh.connect(ctx.rank(), ctx.size(), ctx.store(), ctx.advertiseAddress(), ctx.token(),
                     ctx.timeout(), socketBuffer);
-            link = new TcpLink(ctx.rank(), ctx.size(), connections, spin.toNanos());
+            // oversubscribed (more local ranks than cores), a spinning rank would hold the core its peer needs:
+            // it yields instead, as Open MPI does when oversubscribed
+            boolean oversubscribed = ctx.localSize() > Runtime.getRuntime().availableProcessors();
+            link = new TcpLink(ctx.rank(), ctx.size(), connections, spin.toNanos(), oversubscribed);
         } catch (IOException e) {
             throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE,
                     "could not set up TCP connections: " + e.getMessage(), e);

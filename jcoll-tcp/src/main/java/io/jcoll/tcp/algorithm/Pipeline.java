@@ -8,10 +8,13 @@ import java.nio.ByteBuffer;
 /**
  * The one data-moving loop under the ring, pairwise and point-to-point
  * algorithms: send a run of elements to one peer while receiving a run from
- * another, segment by segment, with two segments in flight each way, so that
- * the network moves segment k+1 while segment k is reduced or copied.
+ * another, segment by segment, with {@link #DEPTH} segments in flight each way, so
+ * that the network moves the next ones while segment k is reduced or copied.
  */
 public final class Pipeline {
+
+    /** Segments in flight each way: the network moves these while the oldest is reduced or copied. */
+    public static final int DEPTH = Integer.getInteger("jcoll.tcp.depth", 4);
 
     private Pipeline() {
     }
@@ -32,22 +35,22 @@ public final class Pipeline {
         long sendSegs = segments(sendCount, seg);
         long recvSegs = segments(recvCount, seg);
         long segs = Math.max(sendSegs, recvSegs);
-        Transfer[] sends = new Transfer[2];
-        Transfer[] recvs = new Transfer[2];
-        ByteBuffer[] landed = new ByteBuffer[2];
+        Transfer[] sends = new Transfer[DEPTH];
+        Transfer[] recvs = new Transfer[DEPTH];
+        ByteBuffer[] landed = new ByteBuffer[DEPTH];
 
-        for (long k = 0; k < Math.min(2, segs); k++) {
+        for (long k = 0; k < Math.min(DEPTH, segs); k++) {
             post(p2p, scratch, k, seg, source, sendCount, sendSegs, to, from, recvCount, recvSegs, sink, typeSize,
                     sends, recvs, landed);
         }
         for (long k = 0; k < segs; k++) {
-            int slot = (int) (k & 1);
+            int slot = (int) (k % DEPTH);
             p2p.await(sends[slot], recvs[slot]);
             if (k < recvSegs) {
                 sink.arrived(k * seg, length(k, seg, recvCount), landed[slot]);
             }
-            if (k + 2 < segs) {
-                post(p2p, scratch, k + 2, seg, source, sendCount, sendSegs, to, from, recvCount, recvSegs, sink,
+            if (k + DEPTH < segs) {
+                post(p2p, scratch, k + DEPTH, seg, source, sendCount, sendSegs, to, from, recvCount, recvSegs, sink,
                         typeSize, sends, recvs, landed);
             }
         }
@@ -56,7 +59,7 @@ public final class Pipeline {
     private static void post(PointToPoint p2p, Scratch scratch, long k, int seg, Region source, long sendCount,
                              long sendSegs, int to, int from, long recvCount, long recvSegs, Sink sink, int typeSize,
                              Transfer[] sends, Transfer[] recvs, ByteBuffer[] landed) {
-        int slot = (int) (k & 1);
+        int slot = (int) (k % DEPTH);
         if (k < recvSegs) {
             int n = length(k, seg, recvCount);
             landed[slot] = sink.target(k * seg, n, scratch.recvStage(slot));

@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 
 /**
  * A communicator's working memory, bounded by a few segments whatever the
- * message size: two send stages and two receive stages (two segments in
+ * message size: {@link Pipeline#DEPTH} send and receive stages (segments in
  * flight each way), one stage each for a reduction's inputs and output, and
  * two whole-message buffers for the small-message algorithms (at most the
  * small-message threshold each). Allocated on first use, reused afterwards,
@@ -18,8 +18,8 @@ public final class Scratch implements AutoCloseable {
 
     private final int segmentBytes;
     private final HostMemory memory;
-    private final ByteBuffer[] send = new ByteBuffer[2];
-    private final ByteBuffer[] recv = new ByteBuffer[2];
+    private final ByteBuffer[] send = new ByteBuffer[Pipeline.DEPTH];
+    private final ByteBuffer[] recv = new ByteBuffer[Pipeline.DEPTH];
     private final ByteBuffer[] whole = new ByteBuffer[2];
     private ByteBuffer own;
     private ByteBuffer dst;
