@@ -14,6 +14,8 @@ import java.util.List;
  * (device memory under NCCL) in a loop, and rank VICTIM halts mid-way, as a
  * SIGKILL would leave it. Each survivor prints what it caught and how long it
  * took. Run: {@code jcoll launch -n N -- io.jcoll.bench.FailureDrill VICTIM}.
+ * With {@code cut}, rank 1 shuts down every socket of its own process 50 ms in
+ * (as a reset connection would leave them) and keeps running.
  * With {@code mismatch}, no rank halts: rank 1 calls broadcast where the others
  * call AllReduce, which NCCL itself cannot notice ({@code JCOLL_DEBUG=check} does).
  */
@@ -26,7 +28,8 @@ public final class FailureDrill {
         // "external": no rank halts by itself; a script signals one (SIGKILL, SIGSTOP) and reads the times
         boolean external = args.length > 0 && args[0].equals("external");
         boolean mismatch = args.length > 0 && args[0].equals("mismatch");
-        int victim = external || mismatch ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        boolean cut = args.length > 0 && args[0].equals("cut");
+        int victim = external || mismatch || cut ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
         if (!Launcher.underLauncher()) {
             System.exit(Launcher.launch(new Launcher.Plan(2, System.getProperty("java.class.path"),
                     FailureDrill.class.getName(), List.of(args.length > 0 ? args[0] : Integer.toString(victim)),
@@ -42,6 +45,17 @@ public final class FailureDrill {
             System.out.println("rank " + comm.rank() + " over " + comm.transport().name() + ": all in; "
                     + (external ? "waiting for a signal" : "rank " + victim + " halts in 50 ms") + "; timeout "
                     + comm.timeout().toSeconds() + " s; IN pid=" + ProcessHandle.current().pid());
+            if (cut && comm.rank() == 1) {
+                new Thread(() -> {
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException ignored) {
+                        Thread.currentThread().interrupt();
+                    }
+                    System.out.println("rank 1 shut down its sockets: " + Sockets.shutDownAll() + " at="
+                            + System.currentTimeMillis());
+                }).start();
+            }
             if (comm.rank() == victim) {
                 new Thread(() -> {
                     try {

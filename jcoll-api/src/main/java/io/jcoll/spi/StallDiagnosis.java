@@ -4,6 +4,7 @@ import io.jcoll.bootstrap.Store;
 import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.JcollException;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,12 +34,82 @@ public final class StallDiagnosis {
                 : Duration.ofMillis(500);
     }
 
-    /** Records that this rank reached {@code call} and failed in it. Best effort. */
+    /** Records that this rank reached {@code call} and failed in it, and when. Best effort. */
     public void reached(Call call) {
+        reachedAt(call);
+    }
+
+    private long reachedAt(Call call) {
+        long now = System.currentTimeMillis();
         try {
-            store.set(key(call, rank), new byte[] {1});
+            // the first record stays: a rank that fails twice in one call keeps its first time
+            var earlier = store.get(key(call, rank), Duration.ZERO);
+            if (earlier.isPresent()) {
+                return parse(earlier.get());
+            }
+            store.set(key(call, rank), Long.toString(now).getBytes(StandardCharsets.UTF_8));
         } catch (RuntimeException ignored) {
             // the store may be gone with rank 0; the diagnosis then stays with what this rank saw
+        }
+        return now;
+    }
+
+    /**
+     * A peer failure the transport could not attribute (NCCL reports "a remote
+     * process exited or there was a network error", not which), restated with
+     * the rank behind it: a rank that never recorded a failure of this call (it
+     * died), or else the rank that failed first (its connections broke first).
+     *
+     * @param call    the failed call
+     * @param failure what this rank saw, with no peer named
+     * @return the failure naming a rank, or {@code failure} when the records say nothing better
+     */
+    public JcollException attribute(Call call, JcollException failure) {
+        long mine = reachedAt(call);
+        if (failure.peer() != JcollException.NONE) {
+            return failure;
+        }
+        List<Integer> absent = new ArrayList<>();
+        int first = rank;
+        long firstAt = mine;
+        long deadline = System.nanoTime() + patience.toNanos();
+        try {
+            for (int r = 0; r < size; r++) {
+                if (r == rank) {
+                    continue;
+                }
+                var record = store.get(key(call, r), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+                if (record.isEmpty()) {
+                    absent.add(r);
+                } else {
+                    long at = parse(record.get());
+                    if (at < firstAt) {
+                        firstAt = at;
+                        first = r;
+                    }
+                }
+            }
+        } catch (RuntimeException storeGone) {
+            return failure;
+        }
+        if (!absent.isEmpty() && absent.size() < size - 1 || size == 2 && absent.size() == 1) {
+            return new io.jcoll.exceptions.PeerFailureException(call.operation().label(), rank, absent.get(0),
+                    "rank(s) " + absent + " never reported this failure (their processes probably died); this rank "
+                            + "saw: " + failure.getMessage(), failure);
+        }
+        if (absent.isEmpty() && first != rank) {
+            return new io.jcoll.exceptions.PeerFailureException(call.operation().label(), rank, first, "rank " + first
+                    + " failed first in " + call.describe() + " (its connections or process broke before the others'); "
+                    + "this rank saw: " + failure.getMessage(), failure);
+        }
+        return failure;
+    }
+
+    private static long parse(byte[] record) {
+        try {
+            return Long.parseLong(new String(record, StandardCharsets.UTF_8));
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
         }
     }
 

@@ -293,12 +293,8 @@ final class NcclTransport implements Transport, NcclAccess {
             return failure;
         }
         // NCCL cannot say which peer stalled or died; the store can say who never reached this call
-        return failure instanceof CollectiveTimeoutException t ? diagnosis.explain(call, t) : recorded(call, failure);
-    }
-
-    private RuntimeException recorded(Call call, RuntimeException failure) {
-        diagnosis.reached(call);
-        return failure;
+        return failure instanceof CollectiveTimeoutException t ? diagnosis.explain(call, t)
+                : diagnosis.attribute(call, (JcollException) failure);
     }
 
     @Override
