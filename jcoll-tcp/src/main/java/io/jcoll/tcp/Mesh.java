@@ -34,18 +34,22 @@ final class Mesh {
     private Mesh() {
     }
 
-    static Connection[] connect(int rank, int size, Store store, InetAddress advertise, byte[] token,
-                                Duration timeout, int socketBufferBytes) throws IOException {
+    /**
+     * @param keyPrefix where in the store ranks publish their endpoints, one prefix per mesh (a transport with
+     *                  several channels builds one mesh for each)
+     */
+    static Connection[] connect(int rank, int size, Store store, String keyPrefix, InetAddress advertise,
+                                byte[] token, Duration timeout, int socketBufferBytes) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         Connection[] connections = new Connection[size];
         try (ServerSocketChannel listener = ServerSocketChannel.open()) {
             listener.bind(new InetSocketAddress(0), size + 16);
             int port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
-            store.set("tcp/endpoint/" + rank, (advertise.getHostAddress() + " " + port).getBytes(StandardCharsets.UTF_8));
+            store.set(keyPrefix + rank, (advertise.getHostAddress() + " " + port).getBytes(StandardCharsets.UTF_8));
             RefusalLog refusals = new RefusalLog(LOG, "rank " + rank + "'s data listener");
             try {
                 for (int peer = 0; peer < rank; peer++) {
-                    connections[peer] = dial(rank, size, peer, store, token, deadline, socketBufferBytes);
+                    connections[peer] = dial(rank, size, peer, store, keyPrefix, token, deadline, socketBufferBytes);
                 }
                 int expected = size - 1 - rank;
                 while (expected > 0) {
@@ -67,9 +71,9 @@ final class Mesh {
         return connections;
     }
 
-    private static Connection dial(int rank, int size, int peer, Store store, byte[] token, long deadline,
-                                   int socketBufferBytes) throws IOException {
-        Optional<byte[]> endpoint = store.get("tcp/endpoint/" + peer, left(deadline));
+    private static Connection dial(int rank, int size, int peer, Store store, String keyPrefix, byte[] token,
+                                   long deadline, int socketBufferBytes) throws IOException {
+        Optional<byte[]> endpoint = store.get(keyPrefix + peer, left(deadline));
         if (endpoint.isEmpty()) {
             throw new BootstrapException("bootstrap", rank, peer, "rank " + peer + " never published its address");
         }

@@ -8,6 +8,7 @@ import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.HostMemory;
+import io.jcoll.spi.Operation;
 import io.jcoll.spi.StallDiagnosis;
 import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
@@ -22,7 +23,13 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.Set;
 import java.util.TreeSet;
 import java.nio.charset.StandardCharsets;
@@ -37,48 +44,75 @@ final class TcpTransport implements Transport {
     /** The barrier that ends setup: not a user collective, so its sequence number is one no call has. */
     private static final Signature BOOTSTRAP_BARRIER = new Signature(io.jcoll.spi.Operation.BARRIER.ordinal(), 0, -1, -1, 0, -2);
 
-    private final TcpLink link;
+    private final TcpLink link;               // channel 0's: small messages and everything not split
     private final NetworkReport network;
-    private final AlgorithmContext context;
+    private final AlgorithmContext context;   // channel 0's
+    private final Channel[] channels;         // all of them, channel 0 first
+    private final ChannelPlan plan;
+    private final ExecutorService helpers;    // one thread per channel beyond the first; null with one channel
     private final StallDiagnosis diagnosis;
     private boolean stagingReported;
     private static final System.Logger LOG = System.getLogger(TcpTransport.class.getName());
 
-    private TcpTransport(TcpLink link, AlgorithmContext context, StallDiagnosis diagnosis, NetworkReport network) {
-        this.link = link;
+    /** One mesh of connections with its link and scratch: a large message's slice moves over each. */
+    private record Channel(TcpLink link, AlgorithmContext context) {
+    }
+
+    private TcpTransport(Channel[] channels, ChannelPlan plan, StallDiagnosis diagnosis, NetworkReport network) {
+        this.channels = channels;
+        this.plan = plan;
+        this.link = channels[0].link();
+        this.context = channels[0].context();
         this.network = network;
-        this.context = context;
         this.diagnosis = diagnosis;
+        this.helpers = channels.length == 1 ? null : Executors.newFixedThreadPool(channels.length - 1, r -> {
+            Thread t = new Thread(r, "jcoll-tcp-channel");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     static TcpTransport open(TransportContext ctx) {
         long deadline = System.nanoTime() + ctx.timeout().toNanos();
         Tuning tuning = agreeOnTuning(ctx);
+        ChannelPlan plan = ctx.size() == 1 ? new ChannelPlan(1, 1) : agreeOnChannels(ctx);
         Duration spin = ctx.settings().getDuration("JCOLL_TCP_SPIN", Duration.ofNanos(20_000));
         int socketBuffer = (int) ctx.settings().getBytes("JCOLL_TCP_SOCKET_BUFFER", 0);
-        TcpLink link;
-        Connection[] connections;
+        // oversubscribed (more local ranks than cores), a spinning rank would hold the core its peer needs:
+        // it yields instead, as Open MPI does when oversubscribed
+        boolean oversubscribed = ctx.localSize() > Runtime.getRuntime().availableProcessors();
+        // page-locked stages where a GPU runtime offers them: GPU buffers then copy at the copy engines' speed
+        HostMemory stages = ctx.settings().getInt("JCOLL_TCP_PINNED", 1) == 1 ? HostMemory.pinnedOrDirect() : HostMemory.DIRECT;
+        Channel[] channels = new Channel[plan.channels()];
+        Connection[] first = null;
         try {
-            connections = ctx.size() == 1 ? new Connection[1]
-                    : Mesh.connect(ctx.rank(), ctx.size(), ctx.store(), ctx.advertiseAddress(), ctx.token(),
-                    ctx.timeout(), socketBuffer);
-            // oversubscribed (more local ranks than cores), a spinning rank would hold the core its peer needs:
-            // it yields instead, as Open MPI does when oversubscribed
-            boolean oversubscribed = ctx.localSize() > Runtime.getRuntime().availableProcessors();
-            link = new TcpLink(ctx.rank(), ctx.size(), connections, spin.toNanos(), oversubscribed);
+            for (int c = 0; c < channels.length; c++) {
+                Connection[] connections = ctx.size() == 1 ? new Connection[1]
+                        : Mesh.connect(ctx.rank(), ctx.size(), ctx.store(), "tcp/c" + c + "/endpoint/",
+                        ctx.advertiseAddress(), ctx.token(), ctx.timeout(), socketBuffer);
+                first = first == null ? connections : first;
+                TcpLink link = new TcpLink(ctx.rank(), ctx.size(), connections, spin.toNanos(), oversubscribed);
+                channels[c] = new Channel(link, new AlgorithmContext(link, new Scratch(tuning.segmentBytes(), stages),
+                        tuning));
+            }
         } catch (IOException e) {
+            for (Channel ch : channels) {
+                if (ch != null) {
+                    ch.link().abort(e);
+                }
+            }
             throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE,
                     "could not set up TCP connections: " + e.getMessage(), e);
         }
-        // page-locked stages where a GPU runtime offers them: GPU buffers then copy at the copy engines' speed
-        HostMemory stages = ctx.settings().getInt("JCOLL_TCP_PINNED", 1) == 1 ? HostMemory.pinnedOrDirect() : HostMemory.DIRECT;
-        Scratch scratch = new Scratch(tuning.segmentBytes(), stages);
-        TcpTransport transport = new TcpTransport(link, new AlgorithmContext(link, scratch, tuning),
-                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()), describe(connections, stages));
+        TcpTransport transport = new TcpTransport(channels, plan,
+                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()),
+                describe(first, stages, plan.channels()));
         try {
-            // every rank is connected to every other before the communicator is handed out
-            link.begin("bootstrap", BOOTSTRAP_BARRIER, deadline);
-            DisseminationBarrier.run(transport.context);
+            // every rank is connected to every other, on every channel, before the communicator is handed out
+            for (Channel ch : channels) {
+                ch.link().begin("bootstrap", BOOTSTRAP_BARRIER, deadline);
+                DisseminationBarrier.run(ch.context());
+            }
         } catch (JcollException e) {
             transport.abort(e);
             throw e;
@@ -86,8 +120,20 @@ final class TcpTransport implements Transport {
         return transport;
     }
 
+    /** Rank 0's channel plan wins: both ends of every channel must split messages the same way. */
+    private static ChannelPlan agreeOnChannels(TransportContext ctx) {
+        if (ctx.rank() == 0) {
+            ChannelPlan mine = ChannelPlan.from(ctx.settings(), ctx.localSize(), Runtime.getRuntime().availableProcessors());
+            ctx.store().set("tcp/channels", mine.encode().getBytes(StandardCharsets.UTF_8));
+            return mine;
+        }
+        byte[] agreed = ctx.store().get("tcp/channels", ctx.timeout()).orElseThrow(() -> new BootstrapException(
+                "bootstrap", ctx.rank(), 0, "rank 0 never published its TCP channel plan"));
+        return ChannelPlan.decode(new String(agreed, StandardCharsets.UTF_8));
+    }
+
     /** The interfaces this rank's connections leave through, as the kernel bound them. */
-    private static NetworkReport describe(Connection[] connections, HostMemory stages) {
+    private static NetworkReport describe(Connection[] connections, HostMemory stages, int channels) {
         Set<String> interfaces = new TreeSet<>();
         for (Connection c : connections) {
             if (c == null) {
@@ -105,7 +151,9 @@ final class TcpTransport implements Transport {
             return new NetworkReport("a single rank: no network is used", List.of(), "TCP", List.of(), null, List.of(),
                     "jcoll's TCP transport");
         }
-        return new NetworkReport("TCP sockets between every pair of ranks, through " + String.join(", ", interfaces)
+        return new NetworkReport("TCP sockets between every pair of ranks (" + channels + " connection"
+                + (channels == 1 ? "" : "s, one per channel, for the slices of large messages") + "), through "
+                + String.join(", ", interfaces)
                 + "; stages in " + stages.describe() + " host memory"
                 + (stages == HostMemory.DIRECT ? "" : ", so GPU buffers are copied by the copy engines directly"),
                 List.of("TCP"), "TCP", List.copyOf(interfaces), null, List.of(), "the connected sockets' local addresses");
@@ -156,9 +204,67 @@ final class TcpTransport implements Transport {
 
     @Override
     public void execute(Call call, long deadlineNanos) {
-        link.begin(call.operation().label(), Signature.of(call), deadlineNanos);
+        int k = split(call);
+        if (k == 1) {
+            run(channels[0], call, deadlineNanos);
+            return;
+        }
+        // contiguous slices, the same on every rank: channel c moves elements [count * c / k, count * (c + 1) / k)
+        long count = call.count();
+        AtomicReference<RuntimeException> first = new AtomicReference<>();
+        List<Future<?>> started = new ArrayList<>(k - 1);
+        for (int c = 1; c < k; c++) {
+            Call slice = slice(call, count * c / k, count * (c + 1) / k);
+            Channel ch = channels[c];
+            started.add(helpers.submit(() -> runOrStopAll(ch, slice, deadlineNanos, first)));
+        }
+        runOrStopAll(channels[0], slice(call, 0, count / k), deadlineNanos, first);
+        for (Future<?> f : started) {
+            try {
+                f.get(); // each channel waits no longer than the call's deadline, or stops when another failed
+            } catch (ExecutionException e) {
+                // recorded in first by the channel itself
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                first.compareAndSet(null, new JcollException(call.operation().label(), link.rank(), JcollException.NONE,
+                        "interrupted while the TCP channels ran " + call.describe(), e));
+                abortChannels(e);
+            }
+        }
+        if (first.get() != null) {
+            throw first.get(); // only once no channel touches the caller's buffers any more
+        }
+    }
+
+    /** Runs one channel's slice; the first channel to fail records why and stops the others at once. */
+    private void runOrStopAll(Channel ch, Call slice, long deadlineNanos, AtomicReference<RuntimeException> first) {
         try {
-            Collectives.run(context, call);
+            run(ch, slice, deadlineNanos);
+        } catch (RuntimeException e) {
+            if (first.compareAndSet(null, e)) {
+                abortChannels(e);
+            }
+        }
+    }
+
+    /** How many channels {@code call} is split over: large AllReduce and Broadcast only (contiguous slices). */
+    private int split(Call call) {
+        if (channels.length == 1 || (call.operation() != Operation.ALL_REDUCE && call.operation() != Operation.BROADCAST)) {
+            return 1;
+        }
+        return Math.min(channels.length, plan.channelsFor(call.bytes()));
+    }
+
+    private static Call slice(Call call, long from, long to) {
+        return new Call(call.operation(), call.send() == null ? null : call.send().slice(from, to - from),
+                call.recv().slice(from, to - from), to - from, call.type(), call.reduceOp(), call.root(),
+                call.sequence(), call.inPlace());
+    }
+
+    private void run(Channel ch, Call call, long deadlineNanos) {
+        ch.link().begin(call.operation().label(), Signature.of(call), deadlineNanos);
+        try {
+            Collectives.run(ch.context(), call);
         } catch (CollectiveTimeoutException e) {
             throw call.operation().isCollective() ? diagnosis.explain(call, e) : e;
         } catch (JcollException e) {
@@ -169,18 +275,36 @@ final class TcpTransport implements Transport {
         }
     }
 
+    private void abortChannels(Throwable cause) {
+        for (Channel ch : channels) {
+            ch.link().abort(cause);
+        }
+    }
+
     @Override
     public void abort(Throwable cause) {
-        link.abort(cause);
-        context.scratch().close(); // the link is down and progress is driven by callers: no one touches a stage now
+        abortChannels(cause);
+        if (helpers != null) {
+            helpers.shutdownNow();
+        }
+        for (Channel ch : channels) {
+            ch.context().scratch().close(); // the links are down and callers drive progress: no one uses a stage now
+        }
     }
 
     @Override
     public void close() {
         try {
-            link.close();
+            for (Channel ch : channels) {
+                ch.link().close();
+            }
         } finally {
-            context.scratch().close();
+            if (helpers != null) {
+                helpers.shutdownNow();
+            }
+            for (Channel ch : channels) {
+                ch.context().scratch().close();
+            }
         }
     }
 }

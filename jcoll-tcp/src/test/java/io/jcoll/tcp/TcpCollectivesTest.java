@@ -35,13 +35,28 @@ class TcpCollectivesTest {
     private static final Map<String, String> SMALL_SEGMENTS = Map.of(
             "JCOLL_TCP_SEGMENT", "1K", "JCOLL_TCP_SMALL_ALLREDUCE", "256", "JCOLL_TCP_SMALL_BROADCAST", "256");
 
+    /** Several channels, splitting even tiny messages (64-byte slices), so every slice boundary is exercised. */
+    private static final Map<String, String> THREE_CHANNELS = Map.of(
+            "JCOLL_TCP_SEGMENT", "1K", "JCOLL_TCP_SMALL_ALLREDUCE", "256", "JCOLL_TCP_SMALL_BROADCAST", "256",
+            "JCOLL_TCP_CHANNELS", "3", "JCOLL_TCP_CHANNEL_MIN", "64");
+
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 7})
     void everyCollectiveMatchesTheReference(int n) {
+        matchesTheReference(n, SMALL_SEGMENTS);
+    }
+
+    @ParameterizedTest(name = "{0} ranks, 3 channels")
+    @ValueSource(ints = {2, 3, 5})
+    void everyCollectiveMatchesTheReferenceOverSeveralChannels(int n) {
+        matchesTheReference(n, THREE_CHANNELS);
+    }
+
+    private static void matchesTheReference(int n, Map<String, String> settings) {
         List<Case> cases = Case.matrix(COUNTS, true, n);
         int port = TcpGroup.freePort();
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
-            try (Communicator comm = TcpGroup.join(rank, n, port, SMALL_SEGMENTS)) {
+            try (Communicator comm = TcpGroup.join(rank, n, port, settings)) {
                 assertEquals("tcp", comm.transport().name());
                 List<double[]> out = new ArrayList<>();
                 for (int i = 0; i < cases.size(); i++) {
