@@ -36,6 +36,12 @@ public final class StoreServer implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private final RefusalLog refusals = new RefusalLog(LOG, "store");
+    /**
+     * At JVM exit with ranks still connected (a failing job: rank 0 caught an error and exits), the store stays
+     * up a moment, so that the other ranks can still read the failure records that name who stalled or died.
+     */
+    private static final Duration LINGER_AT_EXIT = Duration.ofSeconds(1);
+    private final Thread lingerAtExit = new Thread(this::lingerWhileConnected, "jcoll-store-exit");
     private volatile boolean closed;
 
     /** Starts listening on {@code bind} (port 0 picks a free port). */
@@ -47,6 +53,18 @@ public final class StoreServer implements AutoCloseable {
         acceptor = new Thread(this::acceptLoop, "jcoll-store-acceptor-" + listener.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
+        Runtime.getRuntime().addShutdownHook(lingerAtExit);
+    }
+
+    private void lingerWhileConnected() {
+        long until = System.nanoTime() + LINGER_AT_EXIT.toNanos();
+        while (!closed && !open.isEmpty() && System.nanoTime() < until) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
     }
 
     public int port() {
@@ -136,6 +154,11 @@ public final class StoreServer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        try {
+            Runtime.getRuntime().removeShutdownHook(lingerAtExit);
+        } catch (IllegalStateException exiting) {
+            // the JVM is exiting: the hook runs and sees closed
+        }
         closeQuietly(listener);
         for (Socket s : open) {
             closeQuietly(s);

@@ -19,6 +19,9 @@ import java.util.List;
  */
 public final class StallDiagnosis {
 
+    /** A running rank notices its deadline within milliseconds; one that noticed this much later was not running. */
+    private static final long LATE_MILLIS = 200;
+
     private final Store store;
     private final int rank;
     private final int size;
@@ -39,15 +42,37 @@ public final class StallDiagnosis {
         reachedAt(call);
     }
 
+    /**
+     * This rank's failure record: the call it failed in, when, and how long after the call's deadline it noticed
+     * (a rank that was stopped notices only once it runs again); the first one stays.
+     */
+    private record Failure(long sequence, long millis, long lateMillis) {
+        byte[] encode() {
+            return (sequence + " " + millis + " " + lateMillis).getBytes(StandardCharsets.UTF_8);
+        }
+
+        static Failure decode(byte[] bytes) {
+            try {
+                String[] f = new String(bytes, StandardCharsets.UTF_8).split(" ");
+                return new Failure(Long.parseLong(f[0]), Long.parseLong(f[1]), f.length > 2 ? Long.parseLong(f[2]) : 0);
+            } catch (RuntimeException e) {
+                return new Failure(-1, Long.MAX_VALUE, 0);
+            }
+        }
+    }
+
     private long reachedAt(Call call) {
+        return reachedAt(call, 0);
+    }
+
+    private long reachedAt(Call call, long lateMillis) {
         long now = System.currentTimeMillis();
         try {
-            // the first record stays: a rank that fails twice in one call keeps its first time
-            var earlier = store.get(key(call, rank), Duration.ZERO);
+            var earlier = store.get(key(rank), Duration.ZERO);
             if (earlier.isPresent()) {
-                return parse(earlier.get());
+                return Failure.decode(earlier.get()).millis();
             }
-            store.set(key(call, rank), Long.toString(now).getBytes(StandardCharsets.UTF_8));
+            store.set(key(rank), new Failure(call.sequence(), now, lateMillis).encode());
         } catch (RuntimeException ignored) {
             // the store may be gone with rank 0; the diagnosis then stays with what this rank saw
         }
@@ -55,10 +80,31 @@ public final class StallDiagnosis {
     }
 
     /**
+     * The other ranks' failure records, waiting up to the patience for each; a rank without one is absent.
+     *
+     * @return records by rank (null where absent, and for this rank), or null if the store is gone
+     */
+    private Failure[] records() {
+        Failure[] byRank = new Failure[size];
+        long deadline = System.nanoTime() + patience.toNanos();
+        try {
+            for (int r = 0; r < size; r++) {
+                if (r != rank) {
+                    byRank[r] = store.get(key(r), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
+                            .map(Failure::decode).orElse(null);
+                }
+            }
+        } catch (RuntimeException storeGone) {
+            return null;
+        }
+        return byRank;
+    }
+
+    /**
      * A peer failure the transport could not attribute (NCCL reports "a remote
      * process exited or there was a network error", not which), restated with
-     * the rank behind it: a rank that never recorded a failure of this call (it
-     * died), or else the rank that failed first (its connections broke first).
+     * the rank behind it: a rank that never recorded a failure (it died), or
+     * else the rank that failed first (its connections broke first).
      *
      * @param call    the failed call
      * @param failure what this rank saw, with no peer named
@@ -69,30 +115,25 @@ public final class StallDiagnosis {
         if (failure.peer() != JcollException.NONE) {
             return failure;
         }
+        Failure[] byRank = records();
+        if (byRank == null) {
+            return failure;
+        }
         List<Integer> absent = new ArrayList<>();
         int first = rank;
         long firstAt = mine;
-        long deadline = System.nanoTime() + patience.toNanos();
-        try {
-            for (int r = 0; r < size; r++) {
-                if (r == rank) {
-                    continue;
-                }
-                var record = store.get(key(call, r), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-                if (record.isEmpty()) {
-                    absent.add(r);
-                } else {
-                    long at = parse(record.get());
-                    if (at < firstAt) {
-                        firstAt = at;
-                        first = r;
-                    }
-                }
+        for (int r = 0; r < size; r++) {
+            if (r == rank) {
+                continue;
             }
-        } catch (RuntimeException storeGone) {
-            return failure;
+            if (byRank[r] == null) {
+                absent.add(r);
+            } else if (byRank[r].millis() < firstAt) {
+                firstAt = byRank[r].millis();
+                first = r;
+            }
         }
-        if (!absent.isEmpty() && absent.size() < size - 1 || size == 2 && absent.size() == 1) {
+        if (!absent.isEmpty() && (absent.size() < size - 1 || size == 2)) {
             return new io.jcoll.exceptions.PeerFailureException(call.operation().label(), rank, absent.get(0),
                     "rank(s) " + absent + " never reported this failure (their processes probably died); this rank "
                             + "saw: " + failure.getMessage(), failure);
@@ -105,37 +146,53 @@ public final class StallDiagnosis {
         return failure;
     }
 
-    private static long parse(byte[] record) {
-        try {
-            return Long.parseLong(new String(record, StandardCharsets.UTF_8));
-        } catch (NumberFormatException e) {
-            return Long.MAX_VALUE;
-        }
+    /** As {@link #explain(Call, CollectiveTimeoutException, long)} for a caller that does not know the deadline. */
+    public JcollException explain(Call call, CollectiveTimeoutException timeout) {
+        return explain(call, timeout, System.nanoTime());
     }
 
-    /** The timeout restated in terms of the ranks that never reached the collective, or the original if all did. */
-    public JcollException explain(Call call, CollectiveTimeoutException timeout) {
-        reached(call);
-        List<Integer> absent = new ArrayList<>();
-        long deadline = System.nanoTime() + patience.toNanos();
-        try {
-            for (int r = 0; r < size; r++) {
-                if (r != rank && store.get(key(call, r), Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))).isEmpty()) {
-                    absent.add(r);
-                }
-            }
-        } catch (RuntimeException storeGone) {
+    /**
+     * The timeout restated in terms of the ranks that stalled it, or the original when the records cannot tell.
+     * The stalled ranks are those that recorded no failure at all while the others' waits ran out (stopped, hung,
+     * dead or busy elsewhere); else those that noticed their own deadline late (they were not running: a stopped
+     * rank that its launcher continued as the job ended); else those that never reached this call.
+     *
+     * @param deadlineNanos the call's deadline ({@link System#nanoTime()}), to record how late this rank noticed it
+     */
+    public JcollException explain(Call call, CollectiveTimeoutException timeout, long deadlineNanos) {
+        reachedAt(call, Math.max(0, (System.nanoTime() - deadlineNanos) / 1_000_000));
+        Failure[] byRank = records();
+        if (byRank == null) {
             return timeout;
         }
-        if (absent.isEmpty() || absent.size() == size - 1 && size > 2) {
+        List<Integer> silent = new ArrayList<>();
+        List<Integer> late = new ArrayList<>();
+        List<Integer> behind = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            if (r == rank) {
+                continue;
+            }
+            if (byRank[r] == null) {
+                silent.add(r);
+                continue;
+            }
+            if (byRank[r].lateMillis() > LATE_MILLIS) {
+                late.add(r);
+            }
+            if (byRank[r].sequence() < call.sequence()) {
+                behind.add(r);
+            }
+        }
+        List<Integer> stalled = !silent.isEmpty() ? silent : !late.isEmpty() ? late : behind;
+        if (stalled.isEmpty() || stalled.size() == size - 1 && size > 2) {
             return timeout; // everyone was there (slow, not stalled), or no one answered: nothing better to say
         }
-        return new CollectiveTimeoutException(call.operation().label(), rank, absent.get(0), "rank(s) " + absent
+        return new CollectiveTimeoutException(call.operation().label(), rank, stalled.get(0), "rank(s) " + stalled
                 + " never reached " + call.describe() + " within JCOLL_TIMEOUT while the other ranks waited in it "
                 + "(stopped, hung, or busy elsewhere); this rank saw: " + timeout.getMessage(), timeout);
     }
 
-    private static String key(Call call, int rank) {
-        return "failed-in/" + call.sequence() + "/" + rank;
+    private static String key(int rank) {
+        return "failed/" + rank;
     }
 }

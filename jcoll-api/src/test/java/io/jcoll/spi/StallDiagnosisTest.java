@@ -26,7 +26,7 @@ class StallDiagnosisTest {
     }
 
     private static void recordFor(MemoryStore store, int rank, long millis) {
-        store.set("failed-in/7/" + rank, Long.toString(millis).getBytes(StandardCharsets.UTF_8));
+        store.set("failed/" + rank, ("7 " + millis).getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -46,6 +46,16 @@ class StallDiagnosisTest {
         JcollException named = new StallDiagnosis(store, 0, 3, Duration.ofSeconds(1)).attribute(CALL, unattributed(0));
         assertEquals(2, named.peer(), named.getMessage());
         assertTrue(named.getMessage().contains("rank 2 failed first in allReduce #7"), named.getMessage());
+    }
+
+    @Test
+    void aTimeoutNamesTheRankThatNeverReachedTheCallNotOneThatFailedLater() {
+        MemoryStore store = new MemoryStore();
+        store.set("failed/2", ("8 " + System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8)); // passed #7
+        JcollException named = new StallDiagnosis(store, 0, 3, Duration.ofMillis(300)).explain(CALL,
+                new io.jcoll.exceptions.CollectiveTimeoutException("allReduce", 0, JcollException.NONE, "no progress"));
+        assertEquals(1, named.peer(), named.getMessage());
+        assertTrue(named.getMessage().contains("rank(s) [1] never reached allReduce #7"), named.getMessage());
     }
 
     @Test

@@ -122,12 +122,27 @@ final class MpiRuntime {
         }
     }
 
+    /** A collective that never completed was left in MPI (a peer stopped or died): MPI_Finalize would wait for it. */
+    private static volatile boolean collectiveLeftBehind;
+
+    /** Called by a transport that gives up on a collective MPI cannot cancel. */
+    static void collectiveLeftBehind() {
+        collectiveLeftBehind = true;
+    }
+
     private static void finalizeAtExit() {
         MpiRuntime r;
         synchronized (MpiRuntime.class) {
             r = instance;
         }
         if (r == null || !r.ownedByJcoll) {
+            return;
+        }
+        if (collectiveLeftBehind) {
+            // MPI_Finalize would wait forever for the peer that never finished the collective; exiting without it
+            // makes mpirun end the whole job (it reports the process that exited without finalizing)
+            System.getLogger(MpiRuntime.class.getName()).log(System.Logger.Level.WARNING, "jcoll: not finalizing "
+                    + "MPI: a collective that a peer never finished is still pending, and MPI_Finalize would wait for it");
             return;
         }
         try (Memory flag = new Memory(4)) {

@@ -14,6 +14,7 @@ import io.jcoll.exceptions.JcollException;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
 import io.jcoll.spi.Signature;
+import io.jcoll.spi.StallDiagnosis;
 import io.jcoll.spi.StagedAccess;
 import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
@@ -43,11 +44,13 @@ final class MpiTransport implements Transport {
     private final Memory request = new Memory(8);
     private final Memory flag = new Memory(4);
     private final SignatureCheck signatures;
+    private final StallDiagnosis diagnosis; // names the ranks that never reached a collective that timed out
     private final Stage sendStage = new Stage();
     private final Stage recvStage = new Stage();
     private boolean broken;
 
-    private MpiTransport(MpiRuntime runtime, long comm, int rank, int size) {
+    private MpiTransport(MpiRuntime runtime, long comm, int rank, int size, StallDiagnosis diagnosis) {
+        this.diagnosis = diagnosis;
         this.runtime = runtime;
         this.mpi = runtime.mpi;
         this.comm = comm;
@@ -69,7 +72,8 @@ final class MpiTransport implements Transport {
                     + runtime.threadLevel + "; jcoll's asynchronous calls need MPI_THREAD_SERIALIZED (2) or more: "
                     + "initialise MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), or let jcoll initialise it");
         }
-        return new MpiTransport(runtime, runtime.duplicateWorld(ctx.rank()), ctx.rank(), ctx.size());
+        return new MpiTransport(runtime, runtime.duplicateWorld(ctx.rank()), ctx.rank(), ctx.size(),
+                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()));
     }
 
     /** Yes: the ranks allgather their signatures before each collective. */
@@ -98,6 +102,15 @@ final class MpiTransport implements Transport {
 
     @Override
     public void execute(Call call, long deadlineNanos) {
+        try {
+            run(call, deadlineNanos);
+        } catch (CollectiveTimeoutException e) {
+            // MPI cannot say who stopped answering; the store can say who never reached this call
+            throw call.operation().isCollective() ? diagnosis.explain(call, e, deadlineNanos) : e;
+        }
+    }
+
+    private void run(Call call, long deadlineNanos) {
         if (broken) {
             throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
                     "an earlier MPI call did not finish; MPI cannot cancel a collective, so this communicator is done");
@@ -203,6 +216,7 @@ final class MpiTransport implements Transport {
             }
             if ((++polls & 0x3ff) == 0 && System.nanoTime() - deadlineNanos > 0) {
                 broken = true;
+                MpiRuntime.collectiveLeftBehind();
                 throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
                         call.describe() + " did not complete within JCOLL_TIMEOUT (a peer may have stopped or be in "
                                 + "another operation); MPI cannot cancel a collective, so this communicator is done");

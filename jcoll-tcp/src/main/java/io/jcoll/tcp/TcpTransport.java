@@ -266,7 +266,7 @@ final class TcpTransport implements Transport {
         try {
             Collectives.run(ch.context(), call);
         } catch (CollectiveTimeoutException e) {
-            throw call.operation().isCollective() ? diagnosis.explain(call, e) : e;
+            throw call.operation().isCollective() ? diagnosis.explain(call, e, deadlineNanos) : e;
         } catch (JcollException e) {
             if (call.operation().isCollective()) {
                 diagnosis.reached(call);

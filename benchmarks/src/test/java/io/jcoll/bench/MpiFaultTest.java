@@ -1,0 +1,128 @@
+package io.jcoll.bench;
+
+import io.jcoll.testing.Commands;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Faults under mpirun on the MPI transport, separate processes: a rank stopped
+ * with SIGSTOP (alive, silent), and a rank whose connections are reset mid-transfer
+ * (Open MPI's TCP path, {@code FailureDrill cut}). The survivors must end with an
+ * exception naming rank 1 and the job must end non-zero, in bounded time.
+ */
+class MpiFaultTest {
+
+    private static final int RANKS = 3;
+    private static final Pattern PID = Pattern.compile("rank (\\d+) over mpi: all in;.* IN pid=(\\d+)");
+
+    @BeforeAll
+    static void needsOpenMpi() {
+        Assumptions.assumeTrue(Commands.onPath("mpirun.openmpi") || Commands.onPath("mpirun"),
+                "SKIPPED: mpirun is not installed (apt-get install openmpi-bin)");
+    }
+
+    private static Process start(Path log, String mode, String... mca) throws IOException {
+        String mpirun = Commands.onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun";
+        List<String> cmd = new ArrayList<>(List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-np",
+                Integer.toString(RANKS)));
+        cmd.addAll(List.of(mca));
+        cmd.addAll(List.of(Commands.java(), "-Xmx256m", "-XX:MaxDirectMemorySize=512m", "-cp",
+                System.getProperty("java.class.path"), FailureDrill.class.getName(), mode));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("JCOLL_TRANSPORT", "mpi");
+        pb.environment().put("JCOLL_TIMEOUT", "5s");
+        return pb.start();
+    }
+
+    /** Waits for every rank's "all in" line; returns rank 1's pid. */
+    private static long victimPid(Path log, Process job) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < until && job.isAlive()) {
+            String out = Files.readString(log);
+            Matcher m = PID.matcher(out);
+            long victim = -1;
+            int in = 0;
+            while (m.find()) {
+                in++;
+                if (m.group(1).equals("1")) {
+                    victim = Long.parseLong(m.group(2));
+                }
+            }
+            if (in == RANKS && victim > 0) {
+                return victim;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the job never got going: " + Files.readString(log));
+    }
+
+    private static String finish(Process job, Path log, long victim) throws Exception {
+        boolean ended = job.waitFor(90, TimeUnit.SECONDS);
+        ProcessHandle.of(victim).ifPresent(ProcessHandle::destroyForcibly); // a stopped rank ignores SIGTERM
+        if (!ended) {
+            job.destroyForcibly();
+        }
+        String out = Files.readString(log);
+        assertTrue(ended, "the job hung: " + out);
+        return out;
+    }
+
+    @Test
+    void aStoppedRankIsNamedByEverySurvivor() throws Exception {
+        Path log = Files.createTempFile("mpi-stop", ".log");
+        Process job = start(log, "external");
+        long victim = victimPid(log, job);
+        Thread.sleep(300);
+        long sent = System.currentTimeMillis();
+        new ProcessBuilder("kill", "-STOP", Long.toString(victim)).start().waitFor();
+        // mpirun's SIGTERM cannot end a stopped process: once the survivors have reported, the test kills it, as
+        // an operator or the batch system would
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < until && Files.readString(log).split("CAUGHT", -1).length - 1 < RANKS - 1) {
+            Thread.sleep(100);
+        }
+        String out = finish(job, log, victim);
+        assertNotEquals(0, job.exitValue(), out);
+        for (int r : new int[] {0, 2}) {
+            // mpirun's own banner may split a rank's line: match the message, then its time where it is whole
+            assertTrue(out.contains("allReduce on rank " + r + " (peer rank 1): rank(s) [1] never reached"),
+                    "rank " + r + " did not name rank 1: " + out);
+            Matcher m = Pattern.compile("at=(\\d+): allReduce on rank " + r + " \\(peer rank 1\\)").matcher(out);
+            if (m.find()) {
+                long late = Long.parseLong(m.group(1)) - sent;
+                System.out.println("SIGSTOP under mpirun: rank " + r + " named rank 1 " + late + " ms after the signal");
+                assertTrue(late < 5_000 + 1_500, "named " + late + " ms after the signal, JCOLL_TIMEOUT is 5 s");
+            }
+        }
+    }
+
+    @Test
+    void aResetConnectionEndsTheJobNamingTheRank() throws Exception {
+        Path log = Files.createTempFile("mpi-cut", ".log");
+        long start = System.currentTimeMillis();
+        Process job = start(log, "cut", "--mca", "pml", "ob1", "--mca", "btl", "tcp,self");
+        long victim = victimPid(log, job);
+        String out = finish(job, log, victim);
+        System.out.println("connection reset under mpirun (" + (System.currentTimeMillis() - start) + " ms in all):\n"
+                + out);
+        assertNotEquals(0, job.exitValue(), out);
+        assertTrue(out.contains("rank 1 shut down its sockets"), out);
+        // Open MPI's TCP path does not report the lost connection to the caller: the ranks' waits run out, and
+        // mpirun ends the job naming the first process that exited, the one whose connections were cut
+        assertTrue(out.contains("Process name: [[") && out.matches("(?s).*Process name: \\[\\[\\d+,\\d+],1].*")
+                || out.matches("(?s).*CAUGHT \\w+ peer=1 .*"), out);
+    }
+}
