@@ -9,15 +9,13 @@ import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
 import io.jcoll.spi.Settings;
 import io.jcoll.spi.Transport;
+import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 
@@ -48,38 +46,26 @@ class SignatureAuditTest {
 
     /** Each rank runs {@code steps} calls, the call of step s on rank r being {@code call.apply(r)[s]}. */
     static List<Object> run(int steps, IntFunction<Call[]> callsOf, MemoryStore store, Unchecked[] inner,
-                            Duration timeout) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(RANKS);
-        try {
-            List<Future<Object>> futures = new ArrayList<>();
-            for (int r = 0; r < RANKS; r++) {
-                final int rank = r;
-                inner[r] = new Unchecked();
-                SignatureAudit audit = new SignatureAudit(inner[r], store, rank, RANKS);
-                futures.add(pool.submit(() -> {
-                    Call[] calls = callsOf.apply(rank);
-                    try {
-                        for (int s = 0; s < Math.min(steps, calls.length); s++) {
-                            audit.execute(calls[s], System.nanoTime() + timeout.toNanos());
-                        }
-                        return null;
-                    } catch (RuntimeException e) {
-                        return e;
-                    }
-                }));
-            }
-            List<Object> out = new ArrayList<>();
-            for (Future<Object> f : futures) {
-                out.add(f.get());
-            }
-            return out;
-        } finally {
-            pool.shutdownNow();
+                            Duration timeout) {
+        for (int r = 0; r < RANKS; r++) {
+            inner[r] = new Unchecked();
         }
+        List<Object> out = new ArrayList<>();
+        for (Ranks.Outcome<Object> o : Ranks.outcomes(RANKS, Duration.ofSeconds(30), rank -> {
+            SignatureAudit audit = new SignatureAudit(inner[rank], store, rank, RANKS);
+            Call[] calls = callsOf.apply(rank);
+            for (int s = 0; s < Math.min(steps, calls.length); s++) {
+                audit.execute(calls[s], System.nanoTime() + timeout.toNanos());
+            }
+            return null;
+        })) {
+            out.add(o.error());
+        }
+        return out;
     }
 
     @Test
-    void agreeingCallsRunAndLeaveOnlyTheLastStepsKeys() throws Exception {
+    void agreeingCallsRunAndLeaveOnlyTheLastStepsKeys() {
         MemoryStore store = new MemoryStore();
         Unchecked[] inner = new Unchecked[RANKS];
         List<Object> results = run(50, r -> {
@@ -98,7 +84,7 @@ class SignatureAuditTest {
     }
 
     @Test
-    void aRankInAnotherOperationFailsEveryRankBeforeLaunchNamingWhoDoesWhat() throws Exception {
+    void aRankInAnotherOperationFailsEveryRankBeforeLaunchNamingWhoDoesWhat() {
         Unchecked[] inner = new Unchecked[RANKS];
         List<Object> results = run(2, r -> new Call[] {allReduce(10, 0), r == 1
                 ? new Call(Operation.BROADCAST, null, null, 10, DataType.FLOAT32, null, 0, 1, false)
@@ -112,7 +98,7 @@ class SignatureAuditTest {
     }
 
     @Test
-    void aRankThatNeverArrivesIsNamedWhenTheDeadlinePasses() throws Exception {
+    void aRankThatNeverArrivesIsNamedWhenTheDeadlinePasses() {
         Unchecked[] inner = new Unchecked[RANKS];
         List<Object> results = run(2, r -> r == 2 ? new Call[] {allReduce(5, 0)}
                 : new Call[] {allReduce(5, 0), allReduce(5, 1)}, new MemoryStore(), inner, Duration.ofMillis(500));
