@@ -6,7 +6,8 @@ import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.testing.Ranks;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
@@ -38,8 +39,10 @@ class ConnectionResetTest {
         return c.channel;
     }
 
-    @Test
-    void aConnectionClosedMidTransferFailsEveryRankNamingTheEnds() {
+    /** With one channel, and with the 16 MB AllReduce split over three (the cut one stops the other two). */
+    @ParameterizedTest(name = "{0} channel(s)")
+    @ValueSource(ints = {1, 3})
+    void aConnectionClosedMidTransferFailsEveryRankNamingTheEnds(int channels) {
         int n = 3;
         int port = TcpGroup.freePort();
         CountDownLatch running = new CountDownLatch(n);
@@ -55,7 +58,8 @@ class ConnectionResetTest {
         });
         saboteur.start();
         List<String> seen = Ranks.all(n, Duration.ofMinutes(2), rank -> {
-            try (Communicator comm = TcpGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "10s"))) {
+            try (Communicator comm = TcpGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "10s",
+                    "JCOLL_TCP_CHANNELS", Integer.toString(channels), "JCOLL_TCP_CHANNEL_MIN", "1M"))) {
                 if (rank == 0) {
                     victim[0] = channelBetween(comm, 1);
                 }

@@ -9,6 +9,8 @@ import io.jcoll.exceptions.CommunicatorClosedException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.OutputStream;
 import java.net.Socket;
@@ -44,13 +46,16 @@ class FaultTest {
         assertTrue(seconds < 3 + 2, "gave up within the timeout, took " + seconds + " s");
     }
 
-    @Test
-    void aStalledRankIsNamedByEveryOtherRank() {
+    /** With one channel, and with the 4 MB AllReduce split over three, whose waits all run out at once. */
+    @ParameterizedTest(name = "{0} channel(s)")
+    @ValueSource(ints = {1, 3})
+    void aStalledRankIsNamedByEveryOtherRank(int channels) {
         int n = 4;
         int port = TcpGroup.freePort();
         long start = System.nanoTime();
         List<Ranks.Outcome<Double>> outcomes = Ranks.outcomes(n, Duration.ofSeconds(60), rank -> {
-            try (Communicator c = TcpGroup.builder(rank, n, port, Map.of()).timeout(Duration.ofSeconds(2)).build()) {
+            try (Communicator c = TcpGroup.builder(rank, n, port, Map.of("JCOLL_TCP_CHANNELS", Integer.toString(channels),
+                    "JCOLL_TCP_CHANNEL_MIN", "1M")).timeout(Duration.ofSeconds(2)).build()) {
                 float[] data = new float[1 << 20];
                 if (rank == 3) {
                     Thread.sleep(5_000); // alive but silent
