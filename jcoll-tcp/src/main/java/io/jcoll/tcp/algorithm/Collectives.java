@@ -26,8 +26,12 @@ public final class Collectives {
         switch (call.operation()) {
             case ALL_REDUCE -> allReduce(ctx, send, recv, count, call.reduceOp());
             case ALL_GATHER -> {
-                LocalOps.copy(send, recv.plus(ctx.rank() * count), count, ctx.scratch());
-                RingAllGather.run(ctx, recv, Blocks.uniform(count));
+                if (n > 1 && count * n * call.type().size() <= ctx.tuning().smallAllGatherBytes()) {
+                    BruckAllGather.run(ctx, send, recv, count); // log2(n) steps for small blocks
+                } else {
+                    LocalOps.copy(send, recv.plus(ctx.rank() * count), count, ctx.scratch());
+                    RingAllGather.run(ctx, recv, Blocks.uniform(count));
+                }
             }
             case REDUCE_SCATTER -> reduceScatter(ctx, send, recv, count, call.reduceOp(), call.inPlace());
             case ALL_TO_ALL -> PairwiseAllToAll.run(ctx, send, recv, count, call.inPlace());
