@@ -35,7 +35,7 @@ public final class StoreServer implements AutoCloseable {
     private final Semaphore connectionSlots = new Semaphore(MAX_CONNECTIONS);
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
-    private final RefusalLog refusals = new RefusalLog(LOG, "store");
+    private final RefusalLog refusals;
     /**
      * At JVM exit with ranks still connected (a failing job: rank 0 caught an error and exits), the store stays
      * up a moment, so that the other ranks can still read the failure records that name who stalled or died.
@@ -50,6 +50,7 @@ public final class StoreServer implements AutoCloseable {
         this.listener = new ServerSocket();
         listener.setReuseAddress(true);
         listener.bind(bind, 128);
+        refusals = new RefusalLog(LOG, "store on port " + listener.getLocalPort());
         acceptor = new Thread(this::acceptLoop, "jcoll-store-acceptor-" + listener.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
