@@ -150,8 +150,11 @@ class SoakTest {
                 afterRun[0].threads(), before.fileDescriptors(), afterWarmup[0].fileDescriptors(),
                 afterRun[0].fileDescriptors(), before.directBytes(), afterWarmup[0].directBytes(),
                 afterRun[0].directBytes(), closed.threads(), closed.fileDescriptors());
-        assertEquals(afterWarmup[0].threads(), afterRun[0].threads(), "threads grew during the run");
-        assertEquals(afterWarmup[0].fileDescriptors(), afterRun[0].fileDescriptors(), "file descriptors grew");
+        // no growth; fewer is fine (an earlier test's store may still be lingering when the soak starts, then leave)
+        assertTrue(afterRun[0].threads() <= afterWarmup[0].threads(), "threads grew during the run: "
+                + afterWarmup[0].threads() + " -> " + afterRun[0].threads());
+        assertTrue(afterRun[0].fileDescriptors() <= afterWarmup[0].fileDescriptors(), "file descriptors grew: "
+                + afterWarmup[0].fileDescriptors() + " -> " + afterRun[0].fileDescriptors());
         // scratch is a few segments per rank, allocated on first use: the run may not add a copy of any message
         assertTrue(afterRun[0].directBytes() - afterWarmup[0].directBytes() <= 16L << 20,
                 "direct memory grew by " + (afterRun[0].directBytes() - afterWarmup[0].directBytes()) + " bytes");

@@ -4,6 +4,8 @@ import io.jcoll.spi.StagedAccess;
 import io.jcoll.ReduceOp;
 import io.jcoll.spi.Call;
 
+import java.nio.ByteBuffer;
+
 /**
  * Runs a validated call over buffers reached through {@link StagedAccess} by choosing an algorithm: the size
  * thresholds in {@link Tuning} pick latency- or bandwidth-optimal ones. Written
@@ -69,6 +71,17 @@ public final class Collectives {
         int n = ctx.size();
         if (n == 1) {
             LocalOps.copy(send, recv, count, ctx.scratch());
+            return;
+        }
+        int typeSize = send.buffer().type().size();
+        if (count * n * typeSize <= ctx.tuning().smallAllReduceBytes()) {
+            // small: log2(n) steps of recursive doubling over the whole input beat the ring's n-1 latencies,
+            // though each step moves all of it; this rank keeps its block (AVG is divided inside)
+            ByteBuffer all = RecursiveDoublingAllReduce.reduce(ctx, send, count * n, op);
+            int bytes = (int) (count * typeSize);
+            ByteBuffer out = recv.buffer().writable(recv.byteOffset(0), bytes, ctx.scratch().dstStage());
+            out.put(0, all, (int) (ctx.rank() * count * typeSize), bytes);
+            recv.buffer().commit(recv.byteOffset(0), out);
             return;
         }
         Blocks blocks = Blocks.uniform(count);

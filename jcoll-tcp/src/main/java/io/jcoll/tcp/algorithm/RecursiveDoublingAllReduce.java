@@ -21,6 +21,19 @@ public final class RecursiveDoublingAllReduce {
     }
 
     public static void run(AlgorithmContext ctx, Region send, Region recv, long count, ReduceOp op) {
+        int bytes = (int) (count * send.buffer().type().size());
+        ByteBuffer work = reduce(ctx, send, count, op);
+        ByteBuffer out = recv.buffer().writable(recv.byteOffset(0), bytes, ctx.scratch().dstStage());
+        out.put(0, work, 0, bytes);
+        recv.buffer().commit(recv.byteOffset(0), out);
+    }
+
+    /**
+     * The reduction itself: every rank ends with the {@code count} reduced elements in the returned scratch
+     * buffer (valid until the next small-message algorithm runs). The input is read once, first, so it may
+     * overlap whatever the caller writes the result to.
+     */
+    static ByteBuffer reduce(AlgorithmContext ctx, Region send, long count, ReduceOp op) {
         PointToPoint p2p = ctx.p2p();
         DataType type = send.buffer().type();
         int n = ctx.size();
@@ -53,8 +66,6 @@ public final class RecursiveDoublingAllReduce {
                 p2p.await(p2p.send(rank + p, work.clear().limit(bytes)));
             }
         }
-        ByteBuffer out = recv.buffer().writable(recv.byteOffset(0), bytes, ctx.scratch().dstStage());
-        out.put(0, work, 0, bytes);
-        recv.buffer().commit(recv.byteOffset(0), out);
+        return work.clear();
     }
 }
