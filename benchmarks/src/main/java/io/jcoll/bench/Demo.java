@@ -5,7 +5,6 @@ import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.Jcoll;
 import io.jcoll.ReduceOp;
-import io.jcoll.launch.Launcher;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -27,11 +26,8 @@ public final class Demo {
     }
 
     public static void main(String[] argv) {
-        if (!Launcher.underLauncher()) {
-            int ranks = argv.length >= 2 && argv[0].equals("-n") ? Integer.parseInt(argv[1]) : 4;
-            System.exit(Launcher.launch(new Launcher.Plan(ranks, System.getProperty("java.class.path"),
-                    Demo.class.getName(), List.of(), Perf.jvmOptions(), Duration.ofSeconds(15)), System.out, System.err));
-        }
+        Perf.becomeRanks(argv.length >= 2 && argv[0].equals("-n") ? Integer.parseInt(argv[1]) : 4, Demo.class,
+                List.of(), Duration.ofSeconds(15));
         boolean allRight;
         try (Communicator comm = Jcoll.fromEnvironment()) {
             allRight = run(comm, comm.rank() == 0 ? System.out : null);

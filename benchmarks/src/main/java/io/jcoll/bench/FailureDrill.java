@@ -4,7 +4,6 @@ import io.jcoll.Communicator;
 import io.jcoll.Jcoll;
 import io.jcoll.ReduceOp;
 import io.jcoll.exceptions.JcollException;
-import io.jcoll.launch.Launcher;
 
 import java.time.Duration;
 import java.util.List;
@@ -30,12 +29,8 @@ public final class FailureDrill {
         boolean mismatch = args.length > 0 && args[0].equals("mismatch");
         boolean cut = args.length > 0 && args[0].equals("cut");
         int victim = external || mismatch || cut ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
-        if (!Launcher.underLauncher()) {
-            System.exit(Launcher.launch(new Launcher.Plan(2, System.getProperty("java.class.path"),
-                    FailureDrill.class.getName(), List.of(args.length > 0 ? args[0] : Integer.toString(victim)),
-                    Perf.jvmOptions(),
-                    Duration.ofSeconds(120)), System.out, System.err));
-        }
+        Perf.becomeRanks(2, FailureDrill.class, List.of(args.length > 0 ? args[0] : Integer.toString(victim)),
+                Duration.ofSeconds(120));
         try (Communicator comm = Jcoll.fromEnvironment()) {
             boolean device = comm.transport().name().equals("nccl");
             Layout.Arenas arenas = Perf.arenas(comm, 64 << 20, io.jcoll.DataType.FLOAT32, device);

@@ -4,7 +4,6 @@ import io.jcoll.Communicator;
 import io.jcoll.HostBuffer;
 import io.jcoll.Jcoll;
 import io.jcoll.ReduceOp;
-import io.jcoll.launch.Launcher;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,11 +30,7 @@ public final class MemoryFootprint {
 
     public static void main(String[] args) throws IOException {
         long mb = args.length > 0 ? Long.parseLong(args[0]) : 1024;
-        if (!Launcher.underLauncher()) {
-            System.exit(Launcher.launch(new Launcher.Plan(2, System.getProperty("java.class.path"),
-                    MemoryFootprint.class.getName(), List.of(Long.toString(mb)), Perf.jvmOptions(),
-                    Duration.ofMinutes(10)), System.out, System.err));
-        }
+        Perf.becomeRanks(2, MemoryFootprint.class, List.of(Long.toString(mb)), Duration.ofMinutes(10));
         int bytes = (int) Math.min(Integer.MAX_VALUE - 64L, mb << 20) / 4 * 4;
         try (Communicator comm = Jcoll.fromEnvironment()) {
             ByteBuffer send = ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());

@@ -43,12 +43,8 @@ public final class Perf {
             System.exit(2);
             return;
         }
-        if (!Launcher.underLauncher()) {
-            int ranks = options.ranks() == 0 ? 2 : options.ranks();
-            System.exit(Launcher.launch(new Launcher.Plan(ranks, System.getProperty("java.class.path"),
-                    Perf.class.getName(), PerfOptions.withoutRanks(args), jvmOptions(),
-                    Duration.ofSeconds(15)), System.out, System.err));
-        }
+        becomeRanks(options.ranks() == 0 ? 2 : options.ranks(), Perf.class, PerfOptions.withoutRanks(args),
+                Duration.ofSeconds(15));
         int code;
         Jcoll.Builder builder = Jcoll.builder();
         if (options.transport() != null) {
@@ -58,6 +54,19 @@ public final class Perf {
             code = run(comm, options, comm.rank() == 0 ? System.out : null) == 0 ? 0 : 3;
         }
         System.exit(code);
+    }
+
+    /**
+     * Outside a launcher, starts {@code ranks} local JVMs running {@code main} with {@code args} (and
+     * JCOLL_JAVA_OPTS) and exits with the launcher's code; under a launcher, returns, and the caller is one rank.
+     *
+     * @param grace how long the other ranks may run on after one fails
+     */
+    static void becomeRanks(int ranks, Class<?> main, List<String> args, Duration grace) {
+        if (!Launcher.underLauncher()) {
+            System.exit(Launcher.launch(new Launcher.Plan(ranks, System.getProperty("java.class.path"),
+                    main.getName(), args, jvmOptions(), grace), System.out, System.err));
+        }
     }
 
     static List<String> jvmOptions() {

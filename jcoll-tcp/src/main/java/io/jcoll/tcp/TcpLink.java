@@ -43,10 +43,6 @@ final class TcpLink implements PointToPoint {
     private Signature signature = new Signature(0, 0, -1, -1, 0, -2);
     private long deadline = Long.MAX_VALUE;
 
-    TcpLink(int rank, int size, Connection[] connections, long spinNanos) throws IOException {
-        this(rank, size, connections, spinNanos, false);
-    }
-
     TcpLink(int rank, int size, Connection[] connections, long spinNanos, boolean yieldWhileSpinning)
             throws IOException {
         this.rank = rank;

@@ -44,9 +44,8 @@ final class TcpTransport implements Transport {
     /** The barrier that ends setup: not a user collective, so its sequence number is one no call has. */
     private static final Signature BOOTSTRAP_BARRIER = new Signature(io.jcoll.spi.Operation.BARRIER.ordinal(), 0, -1, -1, 0, -2);
 
-    private final TcpLink link;               // channel 0's: small messages and everything not split
+    private final TcpLink link;               // channel 0's (small messages and everything not split); tests reach it
     private final NetworkReport network;
-    private final AlgorithmContext context;   // channel 0's
     private final Channel[] channels;         // all of them, channel 0 first
     private final ChannelPlan plan;
     private final ExecutorService helpers;    // one thread per channel beyond the first; null with one channel
@@ -62,7 +61,6 @@ final class TcpTransport implements Transport {
         this.channels = channels;
         this.plan = plan;
         this.link = channels[0].link();
-        this.context = channels[0].context();
         this.network = network;
         this.diagnosis = diagnosis;
         this.helpers = channels.length == 1 ? null : Executors.newFixedThreadPool(channels.length - 1, r -> {
@@ -74,8 +72,11 @@ final class TcpTransport implements Transport {
 
     static TcpTransport open(TransportContext ctx) {
         long deadline = System.nanoTime() + ctx.timeout().toNanos();
-        Tuning tuning = agreeOnTuning(ctx);
-        ChannelPlan plan = ctx.size() == 1 ? new ChannelPlan(1, 1) : agreeOnChannels(ctx);
+        Tuning tuning = rankZeros(ctx, "tcp/tuning", "TCP tuning", () -> Tuning.from(ctx.settings()), Tuning::encode,
+                Tuning::decode);
+        ChannelPlan plan = ctx.size() == 1 ? new ChannelPlan(1, 1) : rankZeros(ctx, "tcp/channels", "TCP channel plan",
+                () -> ChannelPlan.from(ctx.settings(), ctx.localSize(), Runtime.getRuntime().availableProcessors()),
+                ChannelPlan::encode, ChannelPlan::decode);
         Duration spin = ctx.settings().getDuration("JCOLL_TCP_SPIN", Duration.ofNanos(20_000));
         int socketBuffer = (int) ctx.settings().getBytes("JCOLL_TCP_SOCKET_BUFFER", 0);
         // oversubscribed (more local ranks than cores), a spinning rank would hold the core its peer needs:
@@ -120,18 +121,6 @@ final class TcpTransport implements Transport {
         return transport;
     }
 
-    /** Rank 0's channel plan wins: both ends of every channel must split messages the same way. */
-    private static ChannelPlan agreeOnChannels(TransportContext ctx) {
-        if (ctx.rank() == 0) {
-            ChannelPlan mine = ChannelPlan.from(ctx.settings(), ctx.localSize(), Runtime.getRuntime().availableProcessors());
-            ctx.store().set("tcp/channels", mine.encode().getBytes(StandardCharsets.UTF_8));
-            return mine;
-        }
-        byte[] agreed = ctx.store().get("tcp/channels", ctx.timeout()).orElseThrow(() -> new BootstrapException(
-                "bootstrap", ctx.rank(), 0, "rank 0 never published its TCP channel plan"));
-        return ChannelPlan.decode(new String(agreed, StandardCharsets.UTF_8));
-    }
-
     /** The interfaces this rank's connections leave through, as the kernel bound them. */
     private static NetworkReport describe(Connection[] connections, HostMemory stages, int channels) {
         Set<String> interfaces = new TreeSet<>();
@@ -164,16 +153,22 @@ final class TcpTransport implements Transport {
         return network;
     }
 
-    /** Rank 0's tuning wins, because segment boundaries decide message lengths on both ends. */
-    private static Tuning agreeOnTuning(TransportContext ctx) {
+    /**
+     * Rank 0's choice of {@code what}, published in the store under {@code key}; the other ranks read it. Used for
+     * what both ends of a connection must agree on: the tuning (segment boundaries decide message lengths) and the
+     * channel plan (both ends must split a message the same way).
+     */
+    private static <T> T rankZeros(TransportContext ctx, String key, String what, java.util.function.Supplier<T> mine,
+                                   java.util.function.Function<T, String> encode,
+                                   java.util.function.Function<String, T> decode) {
         if (ctx.rank() == 0) {
-            Tuning mine = Tuning.from(ctx.settings());
-            ctx.store().set("tcp/tuning", mine.encode().getBytes(StandardCharsets.UTF_8));
-            return mine;
+            T chosen = mine.get();
+            ctx.store().set(key, encode.apply(chosen).getBytes(StandardCharsets.UTF_8));
+            return chosen;
         }
-        byte[] agreed = ctx.store().get("tcp/tuning", ctx.timeout()).orElseThrow(() -> new BootstrapException(
-                "bootstrap", ctx.rank(), 0, "rank 0 never published its TCP tuning"));
-        return Tuning.decode(new String(agreed, StandardCharsets.UTF_8));
+        byte[] agreed = ctx.store().get(key, ctx.timeout()).orElseThrow(() -> new BootstrapException(
+                "bootstrap", ctx.rank(), 0, "rank 0 never published its " + what));
+        return decode.apply(new String(agreed, StandardCharsets.UTF_8));
     }
 
     /** Yes: every frame header carries the sender's signature, checked by the receiver. */
@@ -195,8 +190,8 @@ final class TcpTransport implements Transport {
         if (buffer.location() == Buffer.Location.DEVICE && !stagingReported) {
             stagingReported = true;
             LOG.log(System.Logger.Level.INFO, "GPU buffers on the tcp transport are copied through "
-                    + context.scratch().memory().describe() + " host memory a segment at a time ("
-                    + context.tuning().segmentBytes() + " bytes), because NCCL was not chosen for this job (see "
+                    + channels[0].context().scratch().memory().describe() + " host memory a segment at a time ("
+                    + channels[0].context().tuning().segmentBytes() + " bytes), because NCCL was not chosen for this job (see "
                     + "comm.transport() for why)");
         }
         return null;
@@ -252,7 +247,7 @@ final class TcpTransport implements Transport {
         if (channels.length == 1 || (call.operation() != Operation.ALL_REDUCE && call.operation() != Operation.BROADCAST)) {
             return 1;
         }
-        return Math.min(channels.length, plan.channelsFor(call.bytes()));
+        return plan.channelsFor(call.bytes());
     }
 
     private static Call slice(Call call, long from, long to) {

@@ -59,7 +59,7 @@ class FrameDecoderFuzzTest {
              SocketChannel mine = listener.accept()) {
             peer.write(stream); // fits the loopback socket buffer: inputs are a few KB
             peer.shutdownOutput();
-            TcpLink link = new TcpLink(0, 2, new Connection[] {null, new Connection(1, mine)}, 0);
+            TcpLink link = new TcpLink(0, 2, new Connection[] {null, new Connection(1, mine)}, 0, false);
             try {
                 link.begin("allReduce", expected, System.nanoTime() + 5_000_000_000L);
                 ByteBuffer dst = ByteBuffer.allocate(expectedBytes);

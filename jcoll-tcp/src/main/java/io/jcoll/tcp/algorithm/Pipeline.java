@@ -14,7 +14,7 @@ import java.nio.ByteBuffer;
 public final class Pipeline {
 
     /** Segments in flight each way: the network moves these while the oldest is reduced or copied. */
-    public static final int DEPTH = Integer.getInteger("jcoll.tcp.depth", 4);
+    public static final int DEPTH = 4;
 
     private Pipeline() {
     }
