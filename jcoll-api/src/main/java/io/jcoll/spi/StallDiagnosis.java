@@ -39,7 +39,7 @@ public final class StallDiagnosis {
 
     /** Records that this rank reached {@code call} and failed in it, and when. Best effort. */
     public void reached(Call call) {
-        reachedAt(call);
+        reachedAt(call, 0);
     }
 
     /**
@@ -59,10 +59,6 @@ public final class StallDiagnosis {
                 return new Failure(-1, Long.MAX_VALUE, 0);
             }
         }
-    }
-
-    private long reachedAt(Call call) {
-        return reachedAt(call, 0);
     }
 
     private long reachedAt(Call call, long lateMillis) {
@@ -111,7 +107,7 @@ public final class StallDiagnosis {
      * @return the failure naming a rank, or {@code failure} when the records say nothing better
      */
     public JcollException attribute(Call call, JcollException failure) {
-        long mine = reachedAt(call);
+        long mine = reachedAt(call, 0);
         if (failure.peer() != JcollException.NONE) {
             return failure;
         }
