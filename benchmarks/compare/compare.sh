@@ -84,6 +84,7 @@ for n in $ranks; do
 done
 cd "$root"
 cp=$(./jcoll classpath)
-java -cp "$cp" io.jcoll.bench.Comparison --csv "$out/merged.csv" "$out"/{jcoll,openmpi,gloo}-*.csv 2>/dev/null \
-  | tee "$out/table.txt"
-java -Djava.awt.headless=true -cp "$cp" io.jcoll.bench.Chart --out "$out/busbw.png" "$out"/{jcoll,openmpi,gloo}-*.csv 2>/dev/null
+shopt -s nullglob
+csvs=("$out"/{jcoll,openmpi,gloo}-*.csv)   # only the systems that ran (--only)
+java -cp "$cp" io.jcoll.bench.Comparison --csv "$out/merged.csv" "${csvs[@]}" | tee "$out/table.txt"
+java -Djava.awt.headless=true -cp "$cp" io.jcoll.bench.Chart --out "$out/busbw.png" "${csvs[@]}" 2>/dev/null

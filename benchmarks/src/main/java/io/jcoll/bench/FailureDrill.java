@@ -13,8 +13,9 @@ import java.util.List;
  * (device memory under NCCL) in a loop, and rank VICTIM halts mid-way, as a
  * SIGKILL would leave it. Each survivor prints what it caught and how long it
  * took. Run: {@code jcoll launch -n N -- io.jcoll.bench.FailureDrill VICTIM}.
- * With {@code cut}, rank 1 shuts down every socket of its own process 50 ms in
- * (as a reset connection would leave them) and keeps running.
+ * With {@code cut}, rank 1 shuts down every connected socket of its own process 50 ms in
+ * (as a reset connection would leave them) and keeps running; {@code cut-all} shuts down its
+ * listening sockets too.
  * With {@code mismatch}, no rank halts: rank 1 calls broadcast where the others
  * call AllReduce, which NCCL itself cannot notice ({@code JCOLL_DEBUG=check} does).
  */
@@ -27,7 +28,8 @@ public final class FailureDrill {
         // "external": no rank halts by itself; a script signals one (SIGKILL, SIGSTOP) and reads the times
         boolean external = args.length > 0 && args[0].equals("external");
         boolean mismatch = args.length > 0 && args[0].equals("mismatch");
-        boolean cut = args.length > 0 && args[0].equals("cut");
+        boolean cut = args.length > 0 && args[0].startsWith("cut");
+        boolean listenersToo = args.length > 0 && args[0].equals("cut-all");
         int victim = external || mismatch || cut ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
         Perf.becomeRanks(2, FailureDrill.class, List.of(args.length > 0 ? args[0] : Integer.toString(victim)),
                 Duration.ofSeconds(120));
@@ -47,7 +49,8 @@ public final class FailureDrill {
                     } catch (InterruptedException ignored) {
                         Thread.currentThread().interrupt();
                     }
-                    System.out.println("rank 1 shut down its sockets: " + Sockets.shutDownAll() + " at="
+                    System.out.println("rank 1 shut down its " + (listenersToo ? "" : "connected ") + "sockets: "
+                            + Sockets.shutDown(listenersToo) + " at="
                             + System.currentTimeMillis());
                 }).start();
             }

@@ -28,7 +28,12 @@ public final class Nccl implements AutoCloseable {
 
     private final ncclComm comm;
     private final int rank;
-    private boolean destroyed;
+    /**
+     * Set once the communicator is aborted or destroyed, when NCCL frees it: from then on nothing may pass
+     * {@code comm} to NCCL. The watchdog aborts from its own thread while the owner may be between calls, so
+     * every use checks it, and the short queries hold the lock that abort takes.
+     */
+    private volatile boolean destroyed;
 
     private Nccl(ncclComm comm, int rank) {
         this.comm = comm;
@@ -89,7 +94,7 @@ public final class Nccl implements AutoCloseable {
         handle.put(0, (Pointer) null);
         int result = nccl.ncclCommSplit(comm, 0, rank, handle, config(true));
         if (result != nccl.ncclInProgress) {
-            check(result, comm, "ncclCommSplit", rank);
+            verify(result, "ncclCommSplit");
         }
         // the split runs as this communicator's job: its state is this one's; the deadline aborts both
         settle("ncclCommSplit", deadlineNanos);
@@ -132,12 +137,11 @@ public final class Nccl implements AutoCloseable {
 
     /** Waits until a non-blocking call has finished (its async error leaves ncclInProgress). */
     private void settle(String call, long deadlineNanos) {
-        int[] state = new int[1];
         long spinUntil = System.nanoTime() + 2_000_000; // enqueueing settles in microseconds: spin before sleeping
         while (true) {
-            check(nccl.ncclCommGetAsyncError(comm, state), comm, "ncclCommGetAsyncError", rank);
-            if (state[0] != nccl.ncclInProgress) {
-                check(state[0], comm, call, rank);
+            int state = asyncState(call);
+            if (state != nccl.ncclInProgress) {
+                verify(state, call);
                 return;
             }
             if (System.nanoTime() - deadlineNanos > 0) {
@@ -155,13 +159,36 @@ public final class Nccl implements AutoCloseable {
 
     /** The communicator's asynchronous error: 0 while healthy (or ncclInProgress while a call settles). */
     public int asyncError() {
+        return asyncState("ncclCommGetAsyncError");
+    }
+
+    /** The asynchronous state, read under the lock so that an abort cannot free the communicator meanwhile. */
+    private synchronized int asyncState(String during) {
+        requireLive(during);
         int[] state = new int[1];
-        check(nccl.ncclCommGetAsyncError(comm, state), comm, "ncclCommGetAsyncError", rank);
+        verify(nccl.ncclCommGetAsyncError(comm, state), "ncclCommGetAsyncError");
         return state[0];
     }
 
-    public String errorString(int code) {
-        return nccl.ncclGetErrorString(code).getString() + lastError(comm);
+    public synchronized String errorString(int code) {
+        return nccl.ncclGetErrorString(code).getString() + (destroyed ? "" : lastError(comm));
+    }
+
+    /** Refuses to hand NCCL a communicator it has freed. */
+    private void requireLive(String call) {
+        if (destroyed) {
+            throw new NativeCallException(call, rank, call + " refused: the NCCL communicator was already aborted "
+                    + "or destroyed", -1);
+        }
+    }
+
+    /** Checks an NCCL result on this communicator, with NCCL's last error while it still exists. */
+    private void verify(int result, String call) {
+        if (result != 0) {
+            synchronized (this) {
+                check(result, destroyed ? null : comm, call, rank);
+            }
+        }
     }
 
     // ---- collectives: enqueue on a stream; completion is the caller's (an event after them).
@@ -171,21 +198,25 @@ public final class Nccl implements AutoCloseable {
     private final Pointers.Reusable second = new Pointers.Reusable();
 
     public void allReduce(long send, long recv, long count, DataType type, ReduceOp op, CUstream_st stream, long deadline) {
+        requireLive("ncclAllReduce");
         enqueued(nccl.ncclAllReduce(first.at(send), second.at(recv), count, type(type), op(op), comm, stream),
                 "ncclAllReduce", deadline);
     }
 
     public void allGather(long send, long recv, long count, DataType type, CUstream_st stream, long deadline) {
+        requireLive("ncclAllGather");
         enqueued(nccl.ncclAllGather(first.at(send), second.at(recv), count, type(type), comm, stream),
                 "ncclAllGather", deadline);
     }
 
     public void reduceScatter(long send, long recv, long count, DataType type, ReduceOp op, CUstream_st stream, long deadline) {
+        requireLive("ncclReduceScatter");
         enqueued(nccl.ncclReduceScatter(first.at(send), second.at(recv), count, type(type), op(op), comm, stream),
                 "ncclReduceScatter", deadline);
     }
 
     public void broadcast(long send, long recv, long count, DataType type, int root, CUstream_st stream, long deadline) {
+        requireLive("ncclBroadcast");
         enqueued(nccl.ncclBroadcast(first.at(send), second.at(recv), count, type(type), root, comm, stream),
                 "ncclBroadcast", deadline);
     }
@@ -193,6 +224,7 @@ public final class Nccl implements AutoCloseable {
     /** NCCL's own all-to-all where the loaded library has it (2.28+), otherwise grouped sends and receives. */
     public void allToAll(long send, long recv, long countPerRank, DataType type, int size, CUstream_st stream,
                          long deadline, int ncclVersion) {
+        requireLive("ncclAlltoAll");
         if (ncclVersion >= 22800) {
             enqueued(nccl.ncclAlltoAll(first.at(send), second.at(recv), countPerRank, type(type), comm, stream),
                     "ncclAlltoAll", deadline);
@@ -208,10 +240,12 @@ public final class Nccl implements AutoCloseable {
     }
 
     public void send(long data, long count, DataType type, int peer, CUstream_st stream, long deadline) {
+        requireLive("ncclSend");
         enqueued(nccl.ncclSend(first.at(data), count, type(type), peer, comm, stream), "ncclSend", deadline);
     }
 
     public void recv(long data, long count, DataType type, int peer, CUstream_st stream, long deadline) {
+        requireLive("ncclRecv");
         enqueued(nccl.ncclRecv(first.at(data), count, type(type), peer, comm, stream), "ncclRecv", deadline);
     }
 
@@ -219,12 +253,15 @@ public final class Nccl implements AutoCloseable {
         enqueued(start ? nccl.ncclGroupStart() : nccl.ncclGroupEnd(), start ? "ncclGroupStart" : "ncclGroupEnd", deadline);
     }
 
-    /** A non-blocking communicator may answer ncclInProgress; the call is then finished once its state settles. */
+    /**
+     * A non-blocking communicator may answer ncclInProgress; the call is then finished once its state settles.
+     * A launch that blocked until the watchdog aborted the communicator returns here with it freed.
+     */
     private void enqueued(int result, String call, long deadline) {
         if (result == nccl.ncclInProgress) {
             settle(call, deadline);
         } else {
-            check(result, comm, call, rank);
+            verify(result, call);
         }
     }
 

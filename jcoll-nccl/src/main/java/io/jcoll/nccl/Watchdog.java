@@ -70,15 +70,30 @@ final class Watchdog implements AutoCloseable {
                     nccl.abort();
                 }
             } catch (RuntimeException e) {
+                if (stopped) {
+                    return; // the owner aborted or closed the communicator under this check
+                }
                 reason = "checking the NCCL communicator failed: " + e.getMessage();
                 nccl.abort();
             }
         }
     }
 
+    /**
+     * Stops watching, and waits (briefly) until this thread has left NCCL, so that the owner's abort or
+     * destroy does not race a check. An abort in progress here is waited for by the owner's own abort or close,
+     * which take the communicator's lock.
+     */
     @Override
     public void close() {
         stopped = true;
         thread.interrupt();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(2 * PERIOD_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

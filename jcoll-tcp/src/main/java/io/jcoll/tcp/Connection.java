@@ -52,6 +52,11 @@ final class Connection {
             this.expected = dst.remaining();
         }
 
+        /** Bytes read into {@code dst} so far. */
+        int read() {
+            return expected - dst.remaining();
+        }
+
         @Override
         public boolean isDone() {
             return done;
@@ -66,6 +71,7 @@ final class Connection {
     /** The header of the next incoming frame, filled as bytes arrive. */
     final ByteBuffer inHeader = ByteBuffer.allocateDirect(Frame.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer[] gather = new ByteBuffer[2];
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
     /**
      * Direct buffers for outgoing headers, reused: a heap buffer would make the JDK copy it into a temporary
      * direct buffer on every write, and a new direct buffer per send costs more than the send.
@@ -122,6 +128,22 @@ final class Connection {
      */
     int readHeader() throws IOException {
         return channel.read(inHeader);
+    }
+
+    /**
+     * Reads the next header and, in the same system call, as much of the payload as {@code payload} (the
+     * posted receive's room) takes: a small message then costs one read, not two. The caller checks the header
+     * before it uses the payload bytes, and the room bounds how much is read whatever the header claims.
+     * Returns -1 at end of stream, else the bytes read.
+     */
+    long readHeaderAnd(ByteBuffer payload) throws IOException {
+        scatter[0] = inHeader;
+        scatter[1] = payload;
+        try {
+            return channel.read(scatter);
+        } finally {
+            scatter[1] = null;
+        }
     }
 
     void nextFrame() {

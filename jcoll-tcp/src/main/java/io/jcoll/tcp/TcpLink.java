@@ -221,7 +221,9 @@ final class TcpLink implements PointToPoint {
                     return progressed;
                 }
                 if (!c.headerComplete()) {
-                    int n = c.readHeader();
+                    Connection.Recv next = c.recvs.peek();
+                    long n = next != null && !next.matched && c.inHeader.position() == 0
+                            ? c.readHeaderAnd(next.dst) : c.readHeader();
                     if (n < 0) {
                         throw endOfStream(c);
                     }
@@ -237,7 +239,7 @@ final class TcpLink implements PointToPoint {
                     continue;
                 }
                 if (kind == Frame.ABORT) {
-                    throw abortedBy(c);
+                    throw abortedBy(c, c.recvs.peek());
                 }
                 if (kind != Frame.DATA) {
                     throw garbage(c, "a frame of unknown kind " + kind);
@@ -298,14 +300,21 @@ final class TcpLink implements PointToPoint {
                 + "; the stream cannot be trusted any more");
     }
 
-    /** Reads an ABORT frame's reason (bounded) and turns it into the failure it reports. */
-    private JcollException abortedBy(Connection c) throws IOException {
+    /**
+     * Reads an ABORT frame's reason (bounded) and turns it into the failure it reports. The reason's first bytes
+     * may have been read with the header into {@code posted}'s room.
+     */
+    private JcollException abortedBy(Connection c, Connection.Recv posted) throws IOException {
         int length = Frame.payloadLength(c.inHeader);
         int failedRank = Frame.failedRank(c.inHeader);
         if (length < 0 || length > Frame.MAX_REASON_BYTES || failedRank < 0 || failedRank >= size) {
             return garbage(c, "an ABORT frame with reason length " + length + " and failed rank " + failedRank);
         }
         ByteBuffer reason = ByteBuffer.allocate(length);
+        if (posted != null && !posted.matched) {
+            int start = posted.dst.position() - posted.read();
+            reason.put(posted.dst.duplicate().limit(start + Math.min(length, posted.read())).position(start));
+        }
         long until = System.nanoTime() + 2_000_000_000L;
         while (reason.hasRemaining() && System.nanoTime() < until) {
             if (c.channel.read(reason) < 0) {
@@ -325,7 +334,7 @@ final class TcpLink implements PointToPoint {
         for (Transfer t : transfers) {
             if (t instanceof Connection.Recv r && !r.done) {
                 return timeout(r.peer, "receiving " + r.expected + " bytes from rank " + r.peer + " ("
-                        + (r.expected - r.dst.remaining()) + " arrived)");
+                        + r.read() + " arrived)");
             }
             if (t instanceof Connection.Send s && !s.done) {
                 return timeout(s.peer, "sending " + s.bytes + " bytes to rank " + s.peer + " ("

@@ -201,19 +201,20 @@ final class TcpTransport implements Transport {
     public void execute(Call call, long deadlineNanos) {
         int k = split(call);
         if (k == 1) {
-            run(channels[0], call, deadlineNanos);
+            run(channels[0], call, 0, call.count(), deadlineNanos);
             return;
         }
-        // contiguous slices, the same on every rank: channel c moves elements [count * c / k, count * (c + 1) / k)
+        // the same parts on every rank: channel c moves elements [count * c / k, count * (c + 1) / k) of every block
         long count = call.count();
         AtomicReference<RuntimeException> first = new AtomicReference<>();
         List<Future<?>> started = new ArrayList<>(k - 1);
         for (int c = 1; c < k; c++) {
-            Call slice = slice(call, count * c / k, count * (c + 1) / k);
             Channel ch = channels[c];
-            started.add(helpers.submit(() -> runOrStopAll(ch, slice, deadlineNanos, first)));
+            long from = count * c / k;
+            long to = count * (c + 1) / k;
+            started.add(helpers.submit(() -> runOrStopAll(ch, call, from, to, deadlineNanos, first)));
         }
-        runOrStopAll(channels[0], slice(call, 0, count / k), deadlineNanos, first);
+        runOrStopAll(channels[0], call, 0, count / k, deadlineNanos, first);
         for (Future<?> f : started) {
             try {
                 f.get(); // each channel waits no longer than the call's deadline, or stops when another failed
@@ -231,10 +232,11 @@ final class TcpTransport implements Transport {
         }
     }
 
-    /** Runs one channel's slice; the first channel to fail records why and stops the others at once. */
-    private void runOrStopAll(Channel ch, Call slice, long deadlineNanos, AtomicReference<RuntimeException> first) {
+    /** Runs one channel's part; the first channel to fail records why and stops the others at once. */
+    private void runOrStopAll(Channel ch, Call call, long from, long to, long deadlineNanos,
+                              AtomicReference<RuntimeException> first) {
         try {
-            run(ch, slice, deadlineNanos);
+            run(ch, call, from, to, deadlineNanos);
         } catch (RuntimeException e) {
             if (first.compareAndSet(null, e)) {
                 abortChannels(e);
@@ -242,24 +244,25 @@ final class TcpTransport implements Transport {
         }
     }
 
-    /** How many channels {@code call} is split over: large AllReduce and Broadcast only (contiguous slices). */
+    /**
+     * How many channels {@code call} is split over: the collectives that move data, by the bytes each rank
+     * sends or receives in all (the output of allGather and allToAll, the input of reduceScatter).
+     */
     private int split(Call call) {
-        if (channels.length == 1 || (call.operation() != Operation.ALL_REDUCE && call.operation() != Operation.BROADCAST)) {
+        if (channels.length == 1) {
             return 1;
         }
-        return plan.channelsFor(call.bytes());
+        return switch (call.operation()) {
+            case ALL_REDUCE, BROADCAST -> plan.channelsFor(call.bytes());
+            case ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL -> plan.channelsFor(call.bytes() * link.size());
+            default -> 1;
+        };
     }
 
-    private static Call slice(Call call, long from, long to) {
-        return new Call(call.operation(), call.send() == null ? null : call.send().slice(from, to - from),
-                call.recv().slice(from, to - from), to - from, call.type(), call.reduceOp(), call.root(),
-                call.sequence(), call.inPlace());
-    }
-
-    private void run(Channel ch, Call call, long deadlineNanos) {
+    private void run(Channel ch, Call call, long from, long to, long deadlineNanos) {
         ch.link().begin(call.operation().label(), Signature.of(call), deadlineNanos);
         try {
-            Collectives.run(ch.context(), call);
+            Collectives.runPart(ch.context(), call, from, to);
         } catch (CollectiveTimeoutException e) {
             throw call.operation().isCollective() ? diagnosis.explain(call, e, deadlineNanos) : e;
         } catch (JcollException e) {

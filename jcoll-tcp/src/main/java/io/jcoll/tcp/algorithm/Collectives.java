@@ -1,5 +1,6 @@
 package io.jcoll.tcp.algorithm;
 
+import io.jcoll.spi.Operation;
 import io.jcoll.spi.StagedAccess;
 import io.jcoll.ReduceOp;
 import io.jcoll.spi.Call;
@@ -11,6 +12,10 @@ import java.nio.ByteBuffer;
  * thresholds in {@link Tuning} pick latency- or bandwidth-optimal ones. Written
  * once against {@link io.jcoll.tcp.p2p.PointToPoint}, so any transport that can
  * move bytes between ranks gets every collective from here.
+ *
+ * <p>A call can also be run a part at a time: {@link #runPart} moves elements {@code [from, to)} of every rank's
+ * block (of the whole message for allReduce and broadcast), so that the parts of one large call can travel over
+ * independent connections at once and together do exactly what the whole call does.
  */
 public final class Collectives {
 
@@ -18,40 +23,51 @@ public final class Collectives {
     }
 
     public static void run(AlgorithmContext ctx, Call call) {
-        if (call.count() == 0 && call.operation() != io.jcoll.spi.Operation.BARRIER) {
+        runPart(ctx, call, 0, call.count());
+    }
+
+    /**
+     * Elements {@code [from, to)} of every block of {@code call}: of the message for allReduce, broadcast, send and
+     * recv; of each rank's contribution (allGather), result (reduceScatter) or block (allToAll) otherwise. Parts
+     * use the bandwidth algorithms; the small-message ones run only for a whole call. A barrier has no parts.
+     */
+    public static void runPart(AlgorithmContext ctx, Call call, long from, long to) {
+        if (call.operation() == Operation.BARRIER) {
+            DisseminationBarrier.run(ctx);
+            return;
+        }
+        if (to <= from) {
             return; // nothing to move, as in NCCL; arguments were still checked
         }
         Region send = region(call.send());
         Region recv = region(call.recv());
         long count = call.count();
+        long part = to - from;
+        boolean whole = part == count;
         int n = ctx.size();
+        long outputBytes = count * n * call.type().size(); // allGather's and allToAll's output
         switch (call.operation()) {
-            case ALL_REDUCE -> allReduce(ctx, send, recv, count, call.reduceOp());
+            case ALL_REDUCE -> allReduce(ctx, send.plus(from), recv.plus(from), part, call.reduceOp());
             case ALL_GATHER -> {
-                if (n > 1 && count * n * call.type().size() <= ctx.tuning().smallAllGatherBytes()) {
+                if (n > 1 && whole && outputBytes <= ctx.tuning().smallAllGatherBytes()) {
                     BruckAllGather.run(ctx, send, recv, count); // log2(n) steps for small blocks
                 } else {
-                    LocalOps.copy(send, recv.plus(ctx.rank() * count), count, ctx.scratch());
-                    RingAllGather.run(ctx, recv, Blocks.uniform(count));
+                    LocalOps.copy(send.plus(from), recv.plus(ctx.rank() * count + from), part, ctx.scratch());
+                    RingAllGather.run(ctx, recv, Blocks.part(count, from, to));
                 }
             }
-            case REDUCE_SCATTER -> reduceScatter(ctx, send, recv, count, call.reduceOp(), call.inPlace());
-            case ALL_TO_ALL -> PairwiseAllToAll.run(ctx, send, recv, count, call.inPlace());
-            case BROADCAST -> {
-                if (ctx.rank() == call.root()) {
-                    LocalOps.copy(send, recv, count, ctx.scratch());
-                }
-                if (n > 1) {
-                    if (count * call.type().size() <= ctx.tuning().smallBroadcastBytes()) {
-                        BinomialBroadcast.run(ctx, recv, count, call.root());
-                    } else {
-                        ChainBroadcast.run(ctx, recv, count, call.root());
-                    }
+            case REDUCE_SCATTER -> reduceScatter(ctx, call, send, recv, from, to);
+            case ALL_TO_ALL -> {
+                if (n > 1 && whole && outputBytes <= ctx.tuning().smallAllToAllBytes()) {
+                    LinearAllToAll.run(ctx, send, recv, count);
+                } else {
+                    PairwiseAllToAll.run(ctx, send, recv, Blocks.part(count, from, to), call.inPlace());
                 }
             }
-            case BARRIER -> DisseminationBarrier.run(ctx);
-            case SEND -> Pipeline.exchange(ctx, send, count, call.root(), -1, 0, null, call.type().size());
-            case RECV -> Pipeline.exchange(ctx, null, 0, -1, call.root(), count, Sink.into(recv), call.type().size());
+            case BROADCAST -> broadcast(ctx, call, send == null ? null : send.plus(from), recv.plus(from), part);
+            case SEND -> Pipeline.exchange(ctx, send.plus(from), part, call.root(), -1, 0, null, call.type().size());
+            case RECV -> Pipeline.exchange(ctx, null, 0, -1, call.root(), part, Sink.into(recv.plus(from)),
+                    call.type().size());
             default -> throw new IllegalArgumentException("unknown operation " + call.operation());
         }
     }
@@ -66,15 +82,37 @@ public final class Collectives {
         }
     }
 
-    private static void reduceScatter(AlgorithmContext ctx, Region send, Region recv, long count, ReduceOp op,
-                                      boolean inPlace) {
-        int n = ctx.size();
-        if (n == 1) {
+    private static void broadcast(AlgorithmContext ctx, Call call, Region send, Region recv, long count) {
+        if (ctx.rank() == call.root()) {
             LocalOps.copy(send, recv, count, ctx.scratch());
+        }
+        if (ctx.size() == 1) {
+            return;
+        }
+        if (count * call.type().size() <= ctx.tuning().smallBroadcastBytes()) {
+            BinomialBroadcast.run(ctx, recv, count, call.root());
+        } else {
+            ChainBroadcast.run(ctx, recv, count, call.root());
+        }
+    }
+
+    private static void reduceScatter(AlgorithmContext ctx, Call call, Region send, Region recv, long from, long to) {
+        int n = ctx.size();
+        long count = call.count();
+        ReduceOp op = call.reduceOp();
+        if (n == 1) {
+            LocalOps.copy(send.plus(from), recv.plus(from), to - from, ctx.scratch());
             return;
         }
         int typeSize = send.buffer().type().size();
-        if (count * n * typeSize <= ctx.tuning().smallAllReduceBytes()) {
+        boolean whole = to - from == count;
+        long inputBytes = count * n * typeSize;
+        if (whole && RecursiveHalvingReduceScatter.fits(n) && inputBytes <= ctx.tuning().segmentBytes()) {
+            // log2(n) steps moving what the ring moves; no pipeline to lose within one segment
+            RecursiveHalvingReduceScatter.run(ctx, send, recv, count, op);
+            return;
+        }
+        if (whole && inputBytes <= ctx.tuning().smallAllReduceBytes()) {
             // small: log2(n) steps of recursive doubling over the whole input beat the ring's n-1 latencies,
             // though each step moves all of it; this rank keeps its block (AVG is divided inside)
             ByteBuffer all = RecursiveDoublingAllReduce.reduce(ctx, send, count * n, op);
@@ -84,11 +122,12 @@ public final class Collectives {
             recv.buffer().commit(recv.byteOffset(0), out);
             return;
         }
-        Blocks blocks = Blocks.uniform(count);
-        // in place, partials live in the input's own blocks; otherwise in the one output block
-        RingReduceScatter.run(ctx, send, blocks, inPlace ? block -> send.plus(blocks.start(block)) : block -> recv, op);
+        Blocks blocks = Blocks.part(count, from, to);
+        // in place, partials live in the input's own blocks; otherwise in the output's part, reused at every step
+        RingReduceScatter.run(ctx, send, blocks,
+                call.inPlace() ? block -> send.plus(blocks.start(block)) : block -> recv.plus(from), op);
         if (op == ReduceOp.AVG) {
-            LocalOps.divide(recv, count, n, ctx.scratch());
+            LocalOps.divide(recv.plus(from), to - from, n, ctx.scratch());
         }
     }
 

@@ -6,43 +6,52 @@ import io.jcoll.spi.Settings;
  * The knobs of the algorithms. Every rank must use the same values (segment
  * boundaries decide message lengths), so the transport adopts rank 0's.
  *
- * @param segmentBytes        pipeline unit: messages move in segments of this size, two in flight each way
- * @param smallAllReduceBytes at or below this, allReduce uses recursive doubling instead of the ring
+ * @param segmentBytes        pipeline unit: messages move in segments of this size, {@link Pipeline#DEPTH} in flight
+ * @param smallAllReduceBytes at or below this, allReduce uses recursive doubling instead of the ring (and so does
+ *                            reduceScatter, for its whole input)
  * @param smallBroadcastBytes at or below this, broadcast uses a binomial tree instead of a pipelined chain
  * @param smallAllGatherBytes at or below this output size, allGather uses Bruck's algorithm instead of the ring
+ * @param smallAllToAllBytes  at or below this output size, allToAll posts every block at once instead of pairwise steps
  */
-public record Tuning(int segmentBytes, int smallAllReduceBytes, int smallBroadcastBytes, int smallAllGatherBytes) {
+public record Tuning(int segmentBytes, int smallAllReduceBytes, int smallBroadcastBytes, int smallAllGatherBytes,
+                     int smallAllToAllBytes) {
 
-    public static final Tuning DEFAULT = new Tuning(512 << 10, 64 << 10, 64 << 10, 64 << 10);
+    public static final Tuning DEFAULT = new Tuning(512 << 10, 64 << 10, 64 << 10, 64 << 10, 64 << 10);
 
-    /** The three-threshold form, with allGather's threshold equal to allReduce's. */
+    /** The three-threshold form: allGather's and allToAll's thresholds equal allReduce's. */
     public Tuning(int segmentBytes, int smallAllReduceBytes, int smallBroadcastBytes) {
-        this(segmentBytes, smallAllReduceBytes, smallBroadcastBytes, smallAllReduceBytes);
+        this(segmentBytes, smallAllReduceBytes, smallBroadcastBytes, smallAllReduceBytes, smallAllReduceBytes);
     }
 
     public Tuning {
-        if (segmentBytes < 64 || smallAllReduceBytes < 0 || smallBroadcastBytes < 0 || smallAllGatherBytes < 0
-                || segmentBytes > (256 << 20)) {
-            throw new IllegalArgumentException("tuning out of range: segment " + segmentBytes + " bytes (64 bytes to 256M), "
-                    + "small thresholds " + smallAllReduceBytes + " and " + smallBroadcastBytes + " (at least 0)");
+        if (segmentBytes < 64 || segmentBytes > (256 << 20)) {
+            throw new IllegalArgumentException("JCOLL_TCP_SEGMENT must be 64 bytes to 256M (was " + segmentBytes + ")");
         }
-        if (smallAllReduceBytes > segmentBytes || smallBroadcastBytes > segmentBytes || smallAllGatherBytes > segmentBytes) {
+        int[] thresholds = {smallAllReduceBytes, smallBroadcastBytes, smallAllGatherBytes, smallAllToAllBytes};
+        for (int t : thresholds) {
             // small messages travel whole, staged through one segment
-            throw new IllegalArgumentException("small-message thresholds (" + smallAllReduceBytes + ", "
-                    + smallBroadcastBytes + " bytes) may not exceed the segment size (" + segmentBytes + " bytes)");
+            if (t < 0 || t > segmentBytes) {
+                throw new IllegalArgumentException("small-message thresholds must be 0 to the segment size ("
+                        + segmentBytes + " bytes); were " + java.util.Arrays.toString(thresholds));
+            }
         }
     }
 
     /**
-     * Reads JCOLL_TCP_SEGMENT, JCOLL_TCP_SMALL_ALLREDUCE, JCOLL_TCP_SMALL_BROADCAST, JCOLL_TCP_SMALL_ALLGATHER
-     * (byte sizes, K/M suffixes).
+     * Reads JCOLL_TCP_SEGMENT, JCOLL_TCP_SMALL_ALLREDUCE, JCOLL_TCP_SMALL_BROADCAST, JCOLL_TCP_SMALL_ALLGATHER,
+     * JCOLL_TCP_SMALL_ALLTOALL (byte sizes, K/M suffixes); a threshold defaults to at most the segment.
      */
     public static Tuning from(Settings s) {
         int segment = (int) s.getBytes("JCOLL_TCP_SEGMENT", DEFAULT.segmentBytes);
         return new Tuning(segment,
-                (int) s.getBytes("JCOLL_TCP_SMALL_ALLREDUCE", DEFAULT.smallAllReduceBytes),
-                (int) s.getBytes("JCOLL_TCP_SMALL_BROADCAST", DEFAULT.smallBroadcastBytes),
-                (int) s.getBytes("JCOLL_TCP_SMALL_ALLGATHER", Math.min(DEFAULT.smallAllGatherBytes, segment)));
+                threshold(s, "JCOLL_TCP_SMALL_ALLREDUCE", DEFAULT.smallAllReduceBytes, segment),
+                threshold(s, "JCOLL_TCP_SMALL_BROADCAST", DEFAULT.smallBroadcastBytes, segment),
+                threshold(s, "JCOLL_TCP_SMALL_ALLGATHER", DEFAULT.smallAllGatherBytes, segment),
+                threshold(s, "JCOLL_TCP_SMALL_ALLTOALL", DEFAULT.smallAllToAllBytes, segment));
+    }
+
+    private static int threshold(Settings s, String name, int fallback, int segment) {
+        return (int) s.getBytes(name, Math.min(fallback, segment));
     }
 
     /** Elements of {@code typeSize} bytes per segment. */
@@ -51,11 +60,13 @@ public record Tuning(int segmentBytes, int smallAllReduceBytes, int smallBroadca
     }
 
     public String encode() {
-        return segmentBytes + "," + smallAllReduceBytes + "," + smallBroadcastBytes + "," + smallAllGatherBytes;
+        return segmentBytes + "," + smallAllReduceBytes + "," + smallBroadcastBytes + "," + smallAllGatherBytes + ","
+                + smallAllToAllBytes;
     }
 
     public static Tuning decode(String text) {
         String[] f = text.split(",");
-        return new Tuning(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]));
+        return new Tuning(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
+                Integer.parseInt(f[4]));
     }
 }

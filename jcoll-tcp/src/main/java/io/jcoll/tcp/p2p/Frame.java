@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * written in place over a buffer (no objects per frame). Little-endian.
  *
  * <pre>
- *  0  i32 payload length     (checked against what the receiver expects before any payload is read)
+ *  0  i32 payload length     (checked against what the receiver expects before any payload is used; no more than the posted receive holds is ever read)
  *  4  u8  kind               DATA, ABORT (payload: the reason, in UTF-8) or CLOSE
  *  5  u8  operation          } the sender's {@link Signature}
  *  6  u8  data type          }

@@ -24,7 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
  * Every operation, type and reduce op, in and out of place, over every kind of
  * host memory, on 1, 2, 3, 4 and 7 ranks, straight over the algorithms and an
  * in-memory fabric. Tiny segments force every pipeline through many segments
- * and every small-message threshold both ways.
+ * and every small-message threshold both ways. Calls run whole, and in three
+ * parts one after another (what the TCP transport's channels run side by side),
+ * which must together do exactly what the whole call does.
  */
 class AlgorithmMatrixTest {
 
@@ -33,16 +35,17 @@ class AlgorithmMatrixTest {
     static Stream<Arguments> setups() {
         Tuning tiny = new Tuning(64, 0, 0);            // ring and chain everywhere, 8-element segments
         Tuning smallFirst = new Tuning(256, 256, 256); // tree and recursive doubling below 256 bytes
-        return Stream.of(1, 2, 3, 4, 7).flatMap(n -> Stream.of(Arguments.of(n, tiny), Arguments.of(n, smallFirst)));
+        return Stream.of(1, 2, 3, 4, 7).flatMap(n -> Stream.of(Arguments.of(n, tiny, 1), Arguments.of(n, smallFirst, 1),
+                Arguments.of(n, tiny, 3)));
     }
 
-    @ParameterizedTest(name = "{0} ranks, {1}")
+    @ParameterizedTest(name = "{0} ranks, {1}, {2} part(s)")
     @MethodSource("setups")
-    void everyCollectiveMatchesTheReference(int n, Tuning tuning) {
+    void everyCollectiveMatchesTheReference(int n, Tuning tuning, int parts) {
         List<Case> cases = Case.matrix(COUNTS, true, n);
         LocalFabric fabric = new LocalFabric(n);
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(2), rank -> {
-            Ops ops = direct(fabric.endpoint(rank), tuning);
+            Ops ops = direct(fabric.endpoint(rank), tuning, parts);
             return cases.stream().map(c -> c.run(ops)).toList();
         });
         for (int i = 0; i < cases.size(); i++) {
@@ -56,8 +59,11 @@ class AlgorithmMatrixTest {
         }
     }
 
-    /** The algorithms without a communicator: builds calls the way the validator does. */
-    static Ops direct(LocalFabric.Endpoint endpoint, Tuning tuning) {
+    /**
+     * The algorithms without a communicator: builds calls the way the validator does, and runs each as
+     * {@code parts} parts in a row (elements [count * p / parts, count * (p + 1) / parts) of every block).
+     */
+    static Ops direct(LocalFabric.Endpoint endpoint, Tuning tuning, int parts) {
         AlgorithmContext ctx = new AlgorithmContext(endpoint, new Scratch(tuning.segmentBytes()), tuning);
         return new Ops() {
             long sequence;
@@ -68,7 +74,13 @@ class AlgorithmMatrixTest {
             private void run(Operation o, HostBuffer s, HostBuffer r, long count, ReduceOp op, int root, boolean inPlace) {
                 Call call = new Call(o, s, r, count, (s != null ? s : r).type(), op, root, sequence++, inPlace);
                 endpoint.begin(Signature.of(call), TimeUnit.SECONDS.toNanos(20));
-                Collectives.run(ctx, call);
+                if (parts == 1) {
+                    Collectives.run(ctx, call);
+                    return;
+                }
+                for (int p = 0; p < parts; p++) {
+                    Collectives.runPart(ctx, call, count * p / parts, count * (p + 1) / parts);
+                }
             }
 
             @Override public void allReduce(HostBuffer s, HostBuffer r, long n, ReduceOp op) {

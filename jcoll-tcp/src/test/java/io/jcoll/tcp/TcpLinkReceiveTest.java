@@ -1,0 +1,87 @@
+package io.jcoll.tcp;
+
+import io.jcoll.exceptions.PeerFailureException;
+import io.jcoll.spi.Signature;
+import io.jcoll.tcp.p2p.Frame;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The receive path reads a frame's header and the start of its payload in one system call, into the posted
+ * receive's room. Whatever frame that turns out to be, what the caller sees must be as if the header had been
+ * read alone: the exact payload of a DATA frame, the whole reason of an ABORT frame.
+ */
+class TcpLinkReceiveTest {
+
+    private static final Signature EXPECTED = new Signature(1, 7, 0, -1, 3, 42);
+
+    @Test
+    void aSmallMessageArrivesWhole() throws IOException {
+        byte[] payload = new byte[12];
+        new Random().nextBytes(payload);
+        ByteBuffer dst = ByteBuffer.allocateDirect(payload.length);
+        receive(frame(Frame.DATA, payload, EXPECTED), dst);
+        byte[] got = new byte[payload.length];
+        dst.flip().get(got);
+        assertArrayEquals(payload, got);
+    }
+
+    /** The reason is longer than the room of the posted receive, which took its first bytes with the header. */
+    @Test
+    void anAbortReasonReadWithTheHeaderIsReportedWhole() throws IOException {
+        String reason = "rank 1 ran out of memory in allReduce #42, and says so at length";
+        ByteBuffer abort = frame(Frame.ABORT, reason.getBytes(StandardCharsets.UTF_8),
+                new Signature(1, 7, 0, 1, 3, 42)); // ABORT's root field names the failed rank
+        PeerFailureException e = assertThrows(PeerFailureException.class,
+                () -> receive(abort, ByteBuffer.allocateDirect(8)));
+        assertEquals(1, e.peer());
+        assertTrue(e.getMessage().endsWith(reason), e.getMessage());
+    }
+
+    /** A reason shorter than what the posted receive could hold: nothing after it may be taken as reason. */
+    @Test
+    void aShortAbortReasonIsNotPaddedWithLaterBytes() throws IOException {
+        ByteBuffer abort = frame(Frame.ABORT, "oom".getBytes(StandardCharsets.UTF_8), new Signature(1, 7, 0, 1, 3, 42));
+        ByteBuffer stream = ByteBuffer.allocate(abort.remaining() + 16).put(abort).put(new byte[16]).flip();
+        PeerFailureException e = assertThrows(PeerFailureException.class,
+                () -> receive(stream, ByteBuffer.allocateDirect(64)));
+        assertTrue(e.getMessage().endsWith(": oom"), e.getMessage());
+    }
+
+    private static ByteBuffer frame(byte kind, byte[] payload, Signature signature) {
+        ByteBuffer b = ByteBuffer.allocate(Frame.HEADER_BYTES + payload.length);
+        Frame.encode(b, kind, payload.length, signature);
+        b.limit(b.capacity()).position(Frame.HEADER_BYTES);
+        return b.put(payload).flip();
+    }
+
+    /** Sends {@code stream} from a peer socket, then receives one message of {@code dst}'s size as rank 0. */
+    private static void receive(ByteBuffer stream, ByteBuffer dst) throws IOException {
+        try (ServerSocketChannel listener = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             SocketChannel peer = SocketChannel.open(listener.getLocalAddress());
+             SocketChannel mine = listener.accept()) {
+            peer.write(stream);
+            TcpLink link = new TcpLink(0, 2, new Connection[] {null, new Connection(1, mine)}, 0, false);
+            try {
+                link.begin("allReduce", EXPECTED, System.nanoTime() + 5_000_000_000L);
+                link.await(link.recv(1, dst));
+            } finally {
+                link.abort(new IllegalStateException("test done"));
+            }
+        }
+    }
+}
