@@ -4,14 +4,15 @@ import io.jcoll.spi.Settings;
 
 /**
  * How many independent channels (a mesh of connections, a progress thread and
- * scratch each) a large AllReduce or Broadcast is split over. One loopback or
- * NIC stream is bound by the one core that copies its bytes in and out of the
- * kernel; several channels copy on several cores at once, as NCCL's channels
- * do. Each channel takes a contiguous slice of the message, so every channel
- * runs the ordinary algorithms on its slice. Rank 0's plan is every rank's.
+ * scratch each) a large collective is split over. One loopback or NIC stream
+ * is bound by the one core that copies its bytes in and out of the kernel;
+ * several channels copy on several cores at once, as NCCL's channels do. Each
+ * channel takes the same part of every rank's block (a contiguous slice of the
+ * message for AllReduce and Broadcast), so every channel runs the ordinary
+ * algorithms on its part. Rank 0's plan is every rank's.
  *
  * @param channels         channels per rank pair, at least 1
- * @param minBytesPerChannel a message is split only into slices of at least this size
+ * @param minBytesPerChannel a call is split only into parts of at least this size
  */
 record ChannelPlan(int channels, long minBytesPerChannel) {
 
@@ -26,8 +27,8 @@ record ChannelPlan(int channels, long minBytesPerChannel) {
 
     /**
      * JCOLL_TCP_CHANNELS, else a channel per core this rank has to itself (its share of the host's cores), at
-     * most 4; JCOLL_TCP_CHANNEL_MIN (default 1 MB). Measured on 32 cores (benchmarks/RESULTS.md): 8 ranks went from
-     * 1.1-1.2x the best peer at 16-64 MB with 2 channels to 1.6-1.8x with 4.
+     * most 4; JCOLL_TCP_CHANNEL_MIN (default 1 MB). Measured on 32 cores (benchmarks/RESULTS.md): at 8 ranks, 4
+     * channels beat 2 for AllReduce and All-to-All at 4-64 MB in two alternated rounds.
      */
     static ChannelPlan from(Settings s, int localRanks, int cores) {
         int share = Math.max(1, cores / Math.max(1, localRanks));
@@ -36,7 +37,7 @@ record ChannelPlan(int channels, long minBytesPerChannel) {
                 s.getBytes("JCOLL_TCP_CHANNEL_MIN", 1 << 20));
     }
 
-    /** How many channels a message of {@code bytes} uses. */
+    /** How many channels a call that moves {@code bytes} per rank uses. */
     int channelsFor(long bytes) {
         return (int) Math.max(1, Math.min(channels, bytes / minBytesPerChannel));
     }

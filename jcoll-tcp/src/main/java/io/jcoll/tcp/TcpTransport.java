@@ -141,7 +141,7 @@ final class TcpTransport implements Transport {
                     "jcoll's TCP transport");
         }
         return new NetworkReport("TCP sockets between every pair of ranks (" + channels + " connection"
-                + (channels == 1 ? "" : "s, one per channel, for the slices of large messages") + "), through "
+                + (channels == 1 ? "" : "s, one per channel, for the parts of large messages") + "), through "
                 + String.join(", ", interfaces)
                 + "; stages in " + stages.describe() + " host memory"
                 + (stages == HostMemory.DIRECT ? "" : ", so GPU buffers are copied by the copy engines directly"),

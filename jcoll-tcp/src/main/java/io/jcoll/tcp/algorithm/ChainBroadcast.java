@@ -37,7 +37,7 @@ public final class ChainBroadcast {
     /** Receives each segment from {@code previous}, stores it, and forwards it to {@code next}. */
     private static void relay(AlgorithmContext ctx, Region data, long count, int previous, int next, int typeSize) {
         PointToPoint p2p = ctx.p2p();
-        int seg = ctx.tuning().segmentElements(typeSize);
+        int seg = ctx.tuning().segmentElements(typeSize, count); // as the other ranks cut it
         long segs = Pipeline.segments(count, seg);
         Sink sink = Sink.into(data);
         Transfer[] recvs = new Transfer[2];

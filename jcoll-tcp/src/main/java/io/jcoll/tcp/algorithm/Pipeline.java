@@ -31,46 +31,52 @@ public final class Pipeline {
                                 int from, long recvCount, Sink sink, int typeSize) {
         PointToPoint p2p = ctx.p2p();
         Scratch scratch = ctx.scratch();
-        int seg = ctx.tuning().segmentElements(typeSize);
-        long sendSegs = segments(sendCount, seg);
-        long recvSegs = segments(recvCount, seg);
+        // each run is cut by its own length, as its other end cuts it
+        int sendSeg = ctx.tuning().segmentElements(typeSize, sendCount);
+        int recvSeg = ctx.tuning().segmentElements(typeSize, recvCount);
+        long sendSegs = segments(sendCount, sendSeg);
+        long recvSegs = segments(recvCount, recvSeg);
         long segs = Math.max(sendSegs, recvSegs);
         Transfer[] sends = new Transfer[DEPTH];
         Transfer[] recvs = new Transfer[DEPTH];
         ByteBuffer[] landed = new ByteBuffer[DEPTH];
+        Runs runs = new Runs(source, sendCount, sendSeg, sendSegs, to, from, recvCount, recvSeg, recvSegs, sink, typeSize);
 
         for (long k = 0; k < Math.min(DEPTH, segs); k++) {
-            post(p2p, scratch, k, seg, source, sendCount, sendSegs, to, from, recvCount, recvSegs, sink, typeSize,
-                    sends, recvs, landed);
+            post(p2p, scratch, k, runs, sends, recvs, landed);
         }
         for (long k = 0; k < segs; k++) {
             int slot = (int) (k % DEPTH);
             p2p.await(sends[slot], recvs[slot]);
             if (k < recvSegs) {
-                sink.arrived(k * seg, length(k, seg, recvCount), landed[slot]);
+                sink.arrived(k * recvSeg, length(k, recvSeg, recvCount), landed[slot]);
             }
             if (k + DEPTH < segs) {
-                post(p2p, scratch, k + DEPTH, seg, source, sendCount, sendSegs, to, from, recvCount, recvSegs, sink,
-                        typeSize, sends, recvs, landed);
+                post(p2p, scratch, k + DEPTH, runs, sends, recvs, landed);
             }
         }
     }
 
-    private static void post(PointToPoint p2p, Scratch scratch, long k, int seg, Region source, long sendCount,
-                             long sendSegs, int to, int from, long recvCount, long recvSegs, Sink sink, int typeSize,
-                             Transfer[] sends, Transfer[] recvs, ByteBuffer[] landed) {
+    /** The two runs of one exchange, each with its own segmentation. */
+    private record Runs(Region source, long sendCount, int sendSeg, long sendSegs, int to,
+                        int from, long recvCount, int recvSeg, long recvSegs, Sink sink, int typeSize) {
+    }
+
+    private static void post(PointToPoint p2p, Scratch scratch, long k, Runs r, Transfer[] sends, Transfer[] recvs,
+                             ByteBuffer[] landed) {
         int slot = (int) (k % DEPTH);
-        if (k < recvSegs) {
-            int n = length(k, seg, recvCount);
-            landed[slot] = sink.target(k * seg, n, scratch.recvStage(slot));
-            recvs[slot] = p2p.recv(from, landed[slot]);
+        if (k < r.recvSegs()) {
+            int n = length(k, r.recvSeg(), r.recvCount());
+            landed[slot] = r.sink().target(k * r.recvSeg(), n, scratch.recvStage(slot));
+            recvs[slot] = p2p.recv(r.from(), landed[slot]);
         } else {
             recvs[slot] = null;
         }
-        if (k < sendSegs) {
-            int n = length(k, seg, sendCount);
-            ByteBuffer view = source.buffer().readable(source.byteOffset(k * seg), n * typeSize, scratch.sendStage(slot));
-            sends[slot] = p2p.send(to, view);
+        if (k < r.sendSegs()) {
+            int n = length(k, r.sendSeg(), r.sendCount());
+            ByteBuffer view = r.source().buffer().readable(r.source().byteOffset(k * r.sendSeg()), n * r.typeSize(),
+                    scratch.sendStage(slot));
+            sends[slot] = p2p.send(r.to(), view);
         } else {
             sends[slot] = null;
         }
