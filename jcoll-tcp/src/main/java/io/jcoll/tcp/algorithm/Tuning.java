@@ -18,11 +18,16 @@ import io.jcoll.spi.Settings;
 public record Tuning(int segmentBytes, int minSegmentBytes, int smallAllReduceBytes, int smallBroadcastBytes,
                      int smallAllGatherBytes, int smallAllToAllBytes) {
 
-    public static final Tuning DEFAULT = new Tuning(512 << 10, 64 << 10, 64 << 10, 64 << 10, 64 << 10, 64 << 10);
+    /**
+     * Whole segments only by default: on 32 cores, shorter segments for short runs (an eighth of the segment) helped
+     * neither AllReduce nor All-to-All clearly in two alternated rounds, and slowed 8-rank All-to-All at 16 MB
+     * from 1.74-1.86x the better peer to 1.11-1.26x (benchmarks/RESULTS.md).
+     */
+    public static final Tuning DEFAULT = new Tuning(512 << 10, 512 << 10, 64 << 10, 64 << 10, 64 << 10, 64 << 10);
 
     /**
-     * The three-threshold form: the shortest segment an eighth of the segment, allGather's and allToAll's
-     * thresholds equal to allReduce's.
+     * The three-threshold form, for tests: the shortest segment an eighth of the segment (so that short runs are
+     * cut finer, as JCOLL_TCP_MIN_SEGMENT allows), allGather's and allToAll's thresholds equal to allReduce's.
      */
     public Tuning(int segmentBytes, int smallAllReduceBytes, int smallBroadcastBytes) {
         this(segmentBytes, Math.max(1, segmentBytes / 8), smallAllReduceBytes, smallBroadcastBytes, smallAllReduceBytes,
@@ -48,13 +53,13 @@ public record Tuning(int segmentBytes, int minSegmentBytes, int smallAllReduceBy
     }
 
     /**
-     * Reads JCOLL_TCP_SEGMENT, JCOLL_TCP_MIN_SEGMENT (default an eighth of the segment), JCOLL_TCP_SMALL_ALLREDUCE,
+     * Reads JCOLL_TCP_SEGMENT, JCOLL_TCP_MIN_SEGMENT (default the segment: whole segments), JCOLL_TCP_SMALL_ALLREDUCE,
      * JCOLL_TCP_SMALL_BROADCAST, JCOLL_TCP_SMALL_ALLGATHER, JCOLL_TCP_SMALL_ALLTOALL (byte sizes, K/M suffixes); a
      * threshold defaults to at most the segment.
      */
     public static Tuning from(Settings s) {
         int segment = (int) s.getBytes("JCOLL_TCP_SEGMENT", DEFAULT.segmentBytes);
-        return new Tuning(segment, (int) s.getBytes("JCOLL_TCP_MIN_SEGMENT", Math.max(1, segment / 8)),
+        return new Tuning(segment, (int) s.getBytes("JCOLL_TCP_MIN_SEGMENT", segment),
                 threshold(s, "JCOLL_TCP_SMALL_ALLREDUCE", DEFAULT.smallAllReduceBytes, segment),
                 threshold(s, "JCOLL_TCP_SMALL_BROADCAST", DEFAULT.smallBroadcastBytes, segment),
                 threshold(s, "JCOLL_TCP_SMALL_ALLGATHER", DEFAULT.smallAllGatherBytes, segment),
