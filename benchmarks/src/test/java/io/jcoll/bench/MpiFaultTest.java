@@ -18,10 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Faults under mpirun on the MPI transport, separate processes: a rank stopped
- * with SIGSTOP (alive, silent), and a rank whose connections are reset mid-transfer
- * (Open MPI's TCP path, {@code FailureDrill cut}). The survivors must end with an
- * exception naming rank 1 and the job must end non-zero, in bounded time.
+ * Faults under mpirun on the MPI transport, separate processes: a rank killed
+ * with SIGKILL, a rank stopped with SIGSTOP (alive, silent), and a rank whose
+ * connections are reset mid-transfer (Open MPI's TCP path, {@code FailureDrill
+ * cut}). The job must end non-zero naming rank 1, in bounded time; where the
+ * survivors outlive the fault, each ends with an exception naming rank 1.
  */
 class MpiFaultTest {
 
@@ -80,6 +81,28 @@ class MpiFaultTest {
         return out;
     }
 
+    /**
+     * Under mpirun a rank's death is Open MPI's to report: its runtime sees the process exit and ends the job,
+     * survivors included, before their collective could time out.
+     */
+    @Test
+    void aKilledRankEndsTheJobNamingIt() throws Exception {
+        Path log = Files.createTempFile("mpi-kill", ".log");
+        Process job = start(log, "external");
+        long victim = victimPid(log, job);
+        Thread.sleep(300);
+        long sent = System.nanoTime();
+        new ProcessBuilder("kill", "-KILL", Long.toString(victim)).start().waitFor();
+        String out = finish(job, log, victim);
+        double seconds = (System.nanoTime() - sent) / 1e9;
+        System.out.printf("SIGKILL under mpirun: the job ended %.2f s after the signal, exit %d%n", seconds,
+                job.exitValue());
+        assertNotEquals(0, job.exitValue(), out);
+        // "mpirun noticed that process rank 1 with PID ... exited on signal 9 (Killed)"
+        assertTrue(out.matches("(?s).*process rank 1 .*signal 9.*"), "mpirun must name rank 1: " + out);
+        assertTrue(seconds < 5 + 1, "the job ended " + seconds + " s after the signal; JCOLL_TIMEOUT is 5 s");
+    }
+
     @Test
     void aStoppedRankIsNamedByEverySurvivor() throws Exception {
         Path log = Files.createTempFile("mpi-stop", ".log");
@@ -119,7 +142,7 @@ class MpiFaultTest {
         System.out.println("connection reset under mpirun (" + (System.currentTimeMillis() - start) + " ms in all):\n"
                 + out);
         assertNotEquals(0, job.exitValue(), out);
-        assertTrue(out.contains("rank 1 shut down its sockets"), out);
+        assertTrue(out.contains("rank 1 shut down its connected sockets"), out);
         // Open MPI's TCP path does not report the lost connection to the caller: the ranks' waits run out, and
         // mpirun ends the job naming the first process that exited, the one whose connections were cut
         assertTrue(out.contains("Process name: [[") && out.matches("(?s).*Process name: \\[\\[\\d+,\\d+],1].*")
