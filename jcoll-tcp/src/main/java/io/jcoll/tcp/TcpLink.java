@@ -267,6 +267,12 @@ final class TcpLink implements PointToPoint {
                 c.recvs.poll();
                 c.nextFrame();
                 progressed = true;
+                if (c.recvs.isEmpty()) {
+                    // nothing more is expected: the next header is read when a receive is posted or the selector
+                    // sees it arrive, not by a read now that would almost always find nothing (one system call per
+                    // message saved)
+                    return true;
+                }
             }
         } catch (IOException e) {
             throw failed(c, e);
