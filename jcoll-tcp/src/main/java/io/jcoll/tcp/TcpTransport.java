@@ -42,7 +42,7 @@ import java.time.Duration;
 final class TcpTransport implements Transport {
 
     /** The barrier that ends setup: not a user collective, so its sequence number is one no call has. */
-    private static final Signature BOOTSTRAP_BARRIER = new Signature(io.jcoll.spi.Operation.BARRIER.ordinal(), 0, -1, -1, 0, -2);
+    private static final Signature BOOTSTRAP_BARRIER = new Signature(Operation.BARRIER.ordinal(), 0, -1, -1, 0, -2);
 
     private final TcpLink link;               // channel 0's (small messages and everything not split); tests reach it
     private final NetworkReport network;

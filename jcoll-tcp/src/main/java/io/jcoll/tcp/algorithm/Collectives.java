@@ -28,8 +28,10 @@ public final class Collectives {
 
     /**
      * Elements {@code [from, to)} of every block of {@code call}: of the message for allReduce, broadcast, send and
-     * recv; of each rank's contribution (allGather), result (reduceScatter) or block (allToAll) otherwise. Parts
-     * use the bandwidth algorithms; the small-message ones run only for a whole call. A barrier has no parts.
+     * recv; of each rank's contribution (allGather), result (reduceScatter) or block (allToAll) otherwise. A part
+     * of allReduce or broadcast is a message of its own and picks its algorithm by its size; allGather,
+     * reduceScatter and allToAll use their small-message algorithms only for a whole call (those reorder whole
+     * blocks). A barrier has no parts.
      */
     public static void runPart(AlgorithmContext ctx, Call call, long from, long to) {
         if (call.operation() == Operation.BARRIER) {
