@@ -11,15 +11,30 @@ import java.nio.ByteBuffer;
  *
  * <p>One loop per type and operator, with the operator chosen outside the loop,
  * so that each loop body is a single primitive operation the JIT compiles tight.
+ * Long runs of the four wide types go through {@link ArrayKernels}, whose loops
+ * over primitive arrays the JIT vectorises; short runs stay here, where making
+ * the array views would cost more than it saves.
  * AVG combines as SUM; {@link #divide} finishes it once the sum is complete.
  */
 public final class Reductions {
+
+    /** From this many elements on, the wide types take the array path. */
+    static final int ARRAY_PATH_MIN = 256;
 
     private Reductions() {
     }
 
     /** {@code dst[i] = a[i] op b[i]} for {@code i < count}. {@code dst} may be {@code a} or {@code b}. */
     public static void combine(DataType type, ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer dst, int count) {
+        if (count >= ARRAY_PATH_MIN) {
+            switch (type) {
+                case FLOAT32: ArrayKernels.float32(op, a, b, dst, count); return;
+                case FLOAT64: ArrayKernels.float64(op, a, b, dst, count); return;
+                case INT32: ArrayKernels.int32(op, a, b, dst, count); return;
+                case INT64: ArrayKernels.int64(op, a, b, dst, count); return;
+                default: break; // the narrow types convert per element anyway
+            }
+        }
         switch (type) {
             case FLOAT32: float32(op, a, b, dst, count); break;
             case FLOAT64: float64(op, a, b, dst, count); break;

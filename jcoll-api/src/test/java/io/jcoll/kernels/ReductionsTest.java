@@ -37,6 +37,91 @@ class ReductionsTest {
         }
     }
 
+    /**
+     * Long runs of the wide types take the array path: every element must be bit-identical to the single
+     * primitive operation, across chunk boundaries (a prime count), with the output aliasing an input, buffers
+     * whose position is not 0 (as a stage is after a receive), and heap as well as direct memory.
+     */
+    @Test
+    void longRunsAreBitIdenticalToOneOperationPerElement() {
+        int count = 3 * 4096 + 7; // not a multiple of the chunk
+        java.util.Random random = new java.util.Random();
+        DataType[] wide = {DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64};
+        for (DataType t : wide) {
+            for (ReduceOp op : ReduceOp.values()) {
+                for (boolean direct : new boolean[] {true, false}) {
+                    ByteBuffer a = allocate(t, count, direct);
+                    ByteBuffer b = allocate(t, count, direct);
+                    for (int i = 0; i < count; i++) {
+                        putRandom(t, a, i, random);
+                        putRandom(t, b, i, random);
+                    }
+                    ByteBuffer expected = allocate(t, count, true);
+                    for (int i = 0; i < count; i++) {
+                        expect(t, op, a, b, expected, i);
+                    }
+                    a.position(a.limit()); // as a stage is left after a receive
+                    Reductions.combine(t, op, a, b, b, count); // the output is an input
+                    for (int i = 0; i < count; i++) {
+                        int at = i * t.size();
+                        long want = t.size() == 4 ? expected.getInt(at) : expected.getLong(at);
+                        long got = t.size() == 4 ? b.getInt(at) : b.getLong(at);
+                        assertEquals(want, got, t + " " + op + (direct ? " direct" : " heap") + " element " + i);
+                    }
+                }
+            }
+        }
+    }
+
+    private static ByteBuffer allocate(DataType t, int count, boolean direct) {
+        int bytes = count * t.size();
+        return (direct ? ByteBuffer.allocateDirect(bytes) : ByteBuffer.allocate(bytes)).order(ByteOrder.nativeOrder());
+    }
+
+    /** Random values that include the edge cases of each type's operation: NaN, signed zeros, overflow. */
+    private static void putRandom(DataType t, ByteBuffer b, int i, java.util.Random r) {
+        int at = i * t.size();
+        int pick = r.nextInt(20);
+        switch (t) {
+            case FLOAT32 -> b.putFloat(at, pick == 0 ? Float.NaN : pick == 1 ? -0.0f : pick == 2 ? 0.0f
+                    : (float) (r.nextGaussian() * 1e3));
+            case FLOAT64 -> b.putDouble(at, pick == 0 ? Double.NaN : pick == 1 ? -0.0 : pick == 2 ? 0.0
+                    : r.nextGaussian() * 1e6);
+            case INT32 -> b.putInt(at, r.nextInt());
+            case INT64 -> b.putLong(at, r.nextLong());
+            default -> throw new AssertionError(t);
+        }
+    }
+
+    /** The reference: one Java operation on the two elements, written as raw bits. */
+    private static void expect(DataType t, ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer out, int i) {
+        int at = i * t.size();
+        boolean sum = op == ReduceOp.SUM || op == ReduceOp.AVG;
+        switch (t) {
+            case FLOAT32 -> {
+                float x = a.getFloat(at), y = b.getFloat(at);
+                out.putInt(at, Float.floatToRawIntBits(sum ? x + y : op == ReduceOp.PROD ? x * y
+                        : op == ReduceOp.MIN ? Math.min(x, y) : Math.max(x, y)));
+            }
+            case FLOAT64 -> {
+                double x = a.getDouble(at), y = b.getDouble(at);
+                out.putLong(at, Double.doubleToRawLongBits(sum ? x + y : op == ReduceOp.PROD ? x * y
+                        : op == ReduceOp.MIN ? Math.min(x, y) : Math.max(x, y)));
+            }
+            case INT32 -> {
+                int x = a.getInt(at), y = b.getInt(at);
+                out.putInt(at, sum ? x + y : op == ReduceOp.PROD ? x * y : op == ReduceOp.MIN ? Math.min(x, y)
+                        : Math.max(x, y));
+            }
+            case INT64 -> {
+                long x = a.getLong(at), y = b.getLong(at);
+                out.putLong(at, sum ? x + y : op == ReduceOp.PROD ? x * y : op == ReduceOp.MIN ? Math.min(x, y)
+                        : Math.max(x, y));
+            }
+            default -> throw new AssertionError(t);
+        }
+    }
+
     private static ByteBuffer encode(DataType t, double[] v) {
         ByteBuffer b = ByteBuffer.allocateDirect(v.length * t.size()).order(ByteOrder.nativeOrder());
         for (int i = 0; i < v.length; i++) {
