@@ -17,7 +17,8 @@ import java.nio.LongBuffer;
  * on the same two operands.
  *
  * <p>The chunk arrays are per thread and small (two of {@link #CHUNK} elements per type), so they stay in the
- * first-level cache.
+ * first-level cache. One method per type, alike in shape: Java has no generics over primitives, and only a loop
+ * over a primitive array of its own type is vectorised.
  */
 final class ArrayKernels {
 
