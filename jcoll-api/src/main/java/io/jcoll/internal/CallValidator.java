@@ -41,7 +41,7 @@ final class CallValidator {
         requireCount(o, count);
         capacity(o, "send", send, count, "count");
         long total = times(o, count);
-        capacity(o, "recv", recv, total, "size * count = " + size + " * " + count);
+        capacityForAll(o, "recv", recv, total, "count", count);
         boolean inPlace = send.sameMemoryAs(recv.slice(rank * count, count));
         return new Call(o, send, recv, count, type, null, -1, seq, inPlace);
     }
@@ -52,7 +52,7 @@ final class CallValidator {
         DataType type = pair(o, send, recv);
         requireCount(o, count);
         long total = times(o, count);
-        capacity(o, "send", send, total, "size * count = " + size + " * " + count);
+        capacityForAll(o, "send", send, total, "count", count);
         capacity(o, "recv", recv, count, "count");
         boolean inPlace = recv.sameMemoryAs(send.slice(rank * count, count));
         if (!inPlace && send.sameMemoryAs(recv)) {
@@ -66,8 +66,8 @@ final class CallValidator {
         DataType type = pair(o, send, recv);
         requireCount(o, count);
         long total = times(o, count);
-        capacity(o, "send", send, total, "size * countPerRank = " + size + " * " + count);
-        capacity(o, "recv", recv, total, "size * countPerRank = " + size + " * " + count);
+        capacityForAll(o, "send", send, total, "countPerRank", count);
+        capacityForAll(o, "recv", recv, total, "countPerRank", count);
         return new Call(o, send, recv, count, type, null, -1, seq, send.sameMemoryAs(recv));
     }
 
@@ -94,7 +94,7 @@ final class CallValidator {
         }
         open(o, "data", data);
         requireCount(o, count);
-        capacity(o, "data", data, times(o, count), "size * count = " + size + " * " + count);
+        capacityForAll(o, "data", data, times(o, count), "count", count);
         return data.slice(rank * count, count);
     }
 
@@ -191,6 +191,13 @@ final class CallValidator {
         if (b.count() < needed) {
             throw invalid(o, name + " buffer holds " + b.count() + " " + b.type() + " elements but " + why
                     + " = " + needed + " are needed");
+        }
+    }
+
+    /** As {@link #capacity} for a buffer of every rank's block; the message is built only when it is thrown. */
+    private void capacityForAll(Operation o, String name, Buffer b, long needed, String countName, long count) {
+        if (b.count() < needed) {
+            capacity(o, name, b, needed, "size * " + countName + " = " + size + " * " + count);
         }
     }
 
