@@ -3,6 +3,7 @@ package io.jcoll.spi;
 import io.jcoll.bootstrap.Store;
 import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.PeerFailureException;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -130,12 +131,12 @@ public final class StallDiagnosis {
             }
         }
         if (!absent.isEmpty() && (absent.size() < size - 1 || size == 2)) {
-            return new io.jcoll.exceptions.PeerFailureException(call.operation().label(), rank, absent.get(0),
+            return new PeerFailureException(call.operation().label(), rank, absent.get(0),
                     "rank(s) " + absent + " never reported this failure (their processes probably died); this rank "
                             + "saw: " + failure.getMessage(), failure);
         }
         if (absent.isEmpty() && first != rank) {
-            return new io.jcoll.exceptions.PeerFailureException(call.operation().label(), rank, first, "rank " + first
+            return new PeerFailureException(call.operation().label(), rank, first, "rank " + first
                     + " failed first in " + call.describe() + " (its connections or process broke before the others'); "
                     + "this rank saw: " + failure.getMessage(), failure);
         }

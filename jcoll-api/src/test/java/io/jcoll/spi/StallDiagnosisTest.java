@@ -3,11 +3,11 @@ package io.jcoll.spi;
 import io.jcoll.DataType;
 import io.jcoll.ReduceOp;
 import io.jcoll.bootstrap.MemoryStore;
+import io.jcoll.exceptions.CollectiveTimeoutException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.exceptions.PeerFailureException;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,8 +25,18 @@ class StallDiagnosisTest {
                 "NCCL reported error 6: remote process exited or there was a network error");
     }
 
-    private static void recordFor(MemoryStore store, int rank, long millis) {
-        store.set("failed/" + rank, ("7 " + millis).getBytes(StandardCharsets.UTF_8));
+    /** Rank {@code rank}'s own diagnosis records its failure in {@code call}, as its transport would. */
+    private static void failedIn(MemoryStore store, int rank, int size, Call call) throws InterruptedException {
+        new StallDiagnosis(store, rank, size, Duration.ofMillis(100)).reached(call);
+        Thread.sleep(5); // records are stamped in milliseconds: keep the order unambiguous
+    }
+
+    private static Call sequence(long seq) {
+        return new Call(Operation.ALL_REDUCE, null, null, 10, DataType.FLOAT32, ReduceOp.SUM, -1, seq, false);
+    }
+
+    private static CollectiveTimeoutException timeout() {
+        return new CollectiveTimeoutException("allReduce", 0, JcollException.NONE, "no progress");
     }
 
     @Test
@@ -38,30 +48,44 @@ class StallDiagnosisTest {
     }
 
     @Test
-    void whenEveryRankReportsTheEarliestIsNamed() {
+    void whenEveryRankReportsTheEarliestIsNamed() throws InterruptedException {
         MemoryStore store = new MemoryStore();
-        long now = System.currentTimeMillis();
-        recordFor(store, 1, now + 5_000);
-        recordFor(store, 2, now - 300);
+        failedIn(store, 2, 3, CALL);
+        failedIn(store, 1, 3, CALL);
         JcollException named = new StallDiagnosis(store, 0, 3, Duration.ofSeconds(1)).attribute(CALL, unattributed(0));
         assertEquals(2, named.peer(), named.getMessage());
         assertTrue(named.getMessage().contains("rank 2 failed first in allReduce #7"), named.getMessage());
     }
 
     @Test
-    void aTimeoutNamesTheRankThatNeverReachedTheCallNotOneThatFailedLater() {
+    void aTimeoutNamesTheRankThatNeverReachedTheCallNotOneThatFailedLater() throws InterruptedException {
         MemoryStore store = new MemoryStore();
-        store.set("failed/2", ("8 " + System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8)); // passed #7
-        JcollException named = new StallDiagnosis(store, 0, 3, Duration.ofMillis(300)).explain(CALL,
-                new io.jcoll.exceptions.CollectiveTimeoutException("allReduce", 0, JcollException.NONE, "no progress"));
+        failedIn(store, 2, 3, sequence(8)); // rank 2 got past #7 and failed in #8
+        JcollException named = new StallDiagnosis(store, 0, 3, Duration.ofMillis(300)).explain(CALL, timeout());
+        assertEquals(1, named.peer(), named.getMessage());
+        assertTrue(named.getMessage().contains("rank(s) [1] never reached allReduce #7"), named.getMessage());
+    }
+
+    /**
+     * A stopped rank that its launcher continues as the job ends records a failure too, but noticed its deadline
+     * long after it passed: that lateness names it, not the rank that merely timed out with everyone else.
+     */
+    @Test
+    void aRankThatNoticedItsDeadlineLateIsNamedAsStopped() {
+        MemoryStore store = new MemoryStore();
+        long now = System.nanoTime();
+        new StallDiagnosis(store, 1, 3, Duration.ofMillis(100)).explain(CALL, timeout(), now - 3_000_000_000L);
+        new StallDiagnosis(store, 2, 3, Duration.ofMillis(100)).explain(CALL, timeout(), now);
+        JcollException named = new StallDiagnosis(store, 0, 3, Duration.ofMillis(300)).explain(CALL, timeout(), now);
         assertEquals(1, named.peer(), named.getMessage());
         assertTrue(named.getMessage().contains("rank(s) [1] never reached allReduce #7"), named.getMessage());
     }
 
     @Test
-    void theRankThatFailedFirstKeepsWhatItSaw() {
+    void theRankThatFailedFirstKeepsWhatItSaw() throws InterruptedException {
         MemoryStore store = new MemoryStore();
-        recordFor(store, 1, System.currentTimeMillis() + 5_000);
+        failedIn(store, 0, 2, CALL); // this rank's record comes first and stays
+        failedIn(store, 1, 2, CALL);
         JcollException own = unattributed(0);
         assertSame(own, new StallDiagnosis(store, 0, 2, Duration.ofSeconds(1)).attribute(CALL, own));
     }

@@ -304,12 +304,19 @@ final class MpiTransport implements Transport {
 
         long extremes(Call call) {
             Signature sig = Signature.of(call);
-            long[] fields = {sig.operation(), sig.type(), sig.reduceOp(), sig.root(), sig.count(), sig.sequence()};
-            for (int i = 0; i < FIELDS; i++) {
-                extremes.setLong(8L * i, fields[i]);
-                extremes.setLong(8L * (FIELDS + i), -fields[i]);
-            }
+            field(0, sig.operation());
+            field(1, sig.type());
+            field(2, sig.reduceOp());
+            field(3, sig.root());
+            field(4, sig.count());
+            field(5, sig.sequence());
             return MpiLibrary.address(extremes);
+        }
+
+        /** Field {@code i} and its negation, in place: no array per collective. */
+        private void field(int i, long value) {
+            extremes.setLong(8L * i, value);
+            extremes.setLong(8L * (FIELDS + i), -value);
         }
 
         long extremesOut() {

@@ -53,7 +53,7 @@ final class TcpTransport implements Transport {
     private boolean stagingReported;
     private static final System.Logger LOG = System.getLogger(TcpTransport.class.getName());
 
-    /** One mesh of connections with its link and scratch: a large message's slice moves over each. */
+    /** One mesh of connections with its link and scratch: one part of a large call moves over each. */
     private record Channel(TcpLink link, AlgorithmContext context) {
     }
 

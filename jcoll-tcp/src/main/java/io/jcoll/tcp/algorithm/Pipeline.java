@@ -40,7 +40,7 @@ public final class Pipeline {
         Transfer[] sends = new Transfer[DEPTH];
         Transfer[] recvs = new Transfer[DEPTH];
         ByteBuffer[] landed = new ByteBuffer[DEPTH];
-        Runs runs = new Runs(source, sendCount, sendSeg, sendSegs, to, from, recvCount, recvSeg, recvSegs, sink, typeSize);
+        Runs runs = new Runs(source, sendCount, sendSeg, to, from, recvCount, recvSeg, sink, typeSize);
 
         for (long k = 0; k < Math.min(DEPTH, segs); k++) {
             post(p2p, scratch, k, runs, sends, recvs, landed);
@@ -58,21 +58,21 @@ public final class Pipeline {
     }
 
     /** The two runs of one exchange, each with its own segmentation. */
-    private record Runs(Region source, long sendCount, int sendSeg, long sendSegs, int to,
-                        int from, long recvCount, int recvSeg, long recvSegs, Sink sink, int typeSize) {
+    private record Runs(Region source, long sendCount, int sendSeg, int to,
+                        int from, long recvCount, int recvSeg, Sink sink, int typeSize) {
     }
 
     private static void post(PointToPoint p2p, Scratch scratch, long k, Runs r, Transfer[] sends, Transfer[] recvs,
                              ByteBuffer[] landed) {
         int slot = (int) (k % DEPTH);
-        if (k < r.recvSegs()) {
+        if (k * r.recvSeg() < r.recvCount()) {
             int n = length(k, r.recvSeg(), r.recvCount());
             landed[slot] = r.sink().target(k * r.recvSeg(), n, scratch.recvStage(slot));
             recvs[slot] = p2p.recv(r.from(), landed[slot]);
         } else {
             recvs[slot] = null;
         }
-        if (k < r.sendSegs()) {
+        if (k * r.sendSeg() < r.sendCount()) {
             int n = length(k, r.sendSeg(), r.sendCount());
             ByteBuffer view = r.source().buffer().readable(r.source().byteOffset(k * r.sendSeg()), n * r.typeSize(),
                     scratch.sendStage(slot));
