@@ -86,7 +86,7 @@ final class TcpLink implements PointToPoint {
         try {
             c.pumpSends();
         } catch (IOException e) {
-            throw failed(c, e);
+            throw failedWriting(c, e);
         }
         return s;
     }
@@ -161,7 +161,7 @@ final class TcpLink implements PointToPoint {
             try {
                 progressed |= c.pumpSends();
             } catch (IOException e) {
-                throw failed(c, e);
+                throw failedWriting(c, e);
             }
             progressed |= pumpRecvs(c);
         }
@@ -197,7 +197,7 @@ final class TcpLink implements PointToPoint {
             try {
                 c.pumpSends();
             } catch (IOException e) {
-                throw failed(c, e);
+                throw failedWriting(c, e);
             }
             pumpRecvs(c);
         }
@@ -298,6 +298,29 @@ final class TcpLink implements PointToPoint {
         return new PeerFailureException(operation, rank, c.peer, "the connection to rank " + c.peer + " failed ("
                 + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
                 + "): the connection was reset, or its process died", e);
+    }
+
+    /**
+     * A write to {@code c} failed. A peer that fails sends an ABORT frame saying why, then leaves; if it leaves
+     * while this rank's data is still unread on its side, its kernel resets the connection, and the reset can
+     * reach this rank's write before this rank read the frame. The frame is still queued here (a reset does not
+     * discard what already arrived), so it is read now: the failure then names the rank the peer named.
+     */
+    private JcollException failedWriting(Connection c, IOException e) {
+        Connection.Recv posted = c.recvs.peek();
+        if (posted == null || !posted.matched) { // not in the middle of a payload: the next bytes are a header
+            try {
+                if (!c.headerComplete()) {
+                    c.readHeader();
+                }
+                if (c.headerComplete() && Frame.kind(c.inHeader) == Frame.ABORT) {
+                    return abortedBy(c, posted);
+                }
+            } catch (IOException nothingQueued) {
+                // the reset took everything: report the write's failure
+            }
+        }
+        return failed(c, e);
     }
 
     private ProtocolException garbage(Connection c, String what) {

@@ -3,6 +3,7 @@ package io.jcoll.tcp;
 import io.jcoll.exceptions.PeerFailureException;
 import io.jcoll.spi.Signature;
 import io.jcoll.tcp.p2p.Frame;
+import io.jcoll.tcp.p2p.PointToPoint;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -22,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The receive path reads a frame's header and the start of its payload in one system call, into the posted
  * receive's room. Whatever frame that turns out to be, what the caller sees must be as if the header had been
- * read alone: the exact payload of a DATA frame, the whole reason of an ABORT frame.
+ * read alone: the exact payload of a DATA frame, the whole reason of an ABORT frame. And an ABORT that arrived
+ * just before a reset is still what a failed write reports.
  */
 class TcpLinkReceiveTest {
 
@@ -59,6 +61,36 @@ class TcpLinkReceiveTest {
         PeerFailureException e = assertThrows(PeerFailureException.class,
                 () -> receive(stream, ByteBuffer.allocateDirect(64)));
         assertTrue(e.getMessage().endsWith(": oom"), e.getMessage());
+    }
+
+    /**
+     * A peer that fails says why (ABORT) and leaves while this rank's data lies unread on its side: its kernel
+     * resets the connection, and this rank's next write fails. The failure must still be the peer's account,
+     * naming the rank the peer named, not "connection reset".
+     */
+    @Test
+    void aResetAfterAnAbortStillReportsTheAbort() throws Exception {
+        String reason = "rank 2 died in allReduce #42";
+        ByteBuffer abort = frame(Frame.ABORT, reason.getBytes(StandardCharsets.UTF_8), new Signature(1, 7, 0, 2, 3, 42));
+        try (ServerSocketChannel listener = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             SocketChannel peer = SocketChannel.open(listener.getLocalAddress());
+             SocketChannel mine = listener.accept()) {
+            TcpLink link = new TcpLink(0, 3, new Connection[] {null, new Connection(1, mine), null}, 0, false);
+            try {
+                link.begin("allReduce", EXPECTED, System.nanoTime() + 5_000_000_000L);
+                // more than both socket buffers hold: the peer never reads it
+                PointToPoint.Transfer sending = link.send(1, ByteBuffer.allocateDirect(64 << 20));
+                peer.write(abort);
+                peer.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+                peer.close(); // unread data: a reset
+                PeerFailureException e = assertThrows(PeerFailureException.class, () -> link.await(sending));
+                assertEquals(2, e.peer(), e.getMessage());
+                assertTrue(e.getMessage().endsWith(reason), e.getMessage());
+            } finally {
+                link.abort(new IllegalStateException("test done"));
+            }
+        }
     }
 
     private static ByteBuffer frame(byte kind, byte[] payload, Signature signature) {
