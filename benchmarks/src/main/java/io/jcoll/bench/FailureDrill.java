@@ -43,26 +43,11 @@ public final class FailureDrill {
                     + (external ? "waiting for a signal" : "rank " + victim + " halts in 50 ms") + "; timeout "
                     + comm.timeout().toSeconds() + " s; IN pid=" + ProcessHandle.current().pid());
             if (cut && comm.rank() == 1) {
-                new Thread(() -> {
-                    try {
-                        Thread.sleep(50);
-                    } catch (InterruptedException ignored) {
-                        Thread.currentThread().interrupt();
-                    }
-                    System.out.println("rank 1 shut down its " + (listenersToo ? "" : "connected ") + "sockets: "
-                            + Sockets.shutDown(listenersToo) + " at="
-                            + System.currentTimeMillis());
-                }).start();
+                fiftyMillisIn(() -> System.out.println("rank 1 shut down its " + (listenersToo ? "" : "connected ")
+                        + "sockets: " + Sockets.shutDown(listenersToo) + " at=" + System.currentTimeMillis()));
             }
             if (comm.rank() == victim) {
-                new Thread(() -> {
-                    try {
-                        Thread.sleep(50);
-                    } catch (InterruptedException ignored) {
-                        Thread.currentThread().interrupt();
-                    }
-                    Runtime.getRuntime().halt(42);
-                }).start();
+                fiftyMillisIn(() -> Runtime.getRuntime().halt(42));
             }
             long start = System.nanoTime();
             try {
@@ -84,5 +69,17 @@ public final class FailureDrill {
                 System.exit(7);
             }
         }
+    }
+
+    /** Runs {@code fault} on its own thread 50 ms from now, while the ranks are in their AllReduce loop. */
+    private static void fiftyMillisIn(Runnable fault) {
+        new Thread(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+            fault.run();
+        }).start();
     }
 }
