@@ -1,6 +1,7 @@
 package io.jcoll.bench;
 
 import io.jcoll.Communicator;
+import io.jcoll.DataType;
 import io.jcoll.ReduceOp;
 import io.jcoll.Request;
 
@@ -66,6 +67,14 @@ public enum Collective {
 
     /** The count argument of the call, for a test whose largest buffer holds {@code total} elements. */
     abstract long perRankCount(long total, int n);
+
+    /**
+     * The step test sizes are rounded to, in bytes: one element, or one per rank where the largest buffer
+     * holds a block for each rank (so that {@link #perRankCount} divides it exactly).
+     */
+    long unitBytes(DataType type, int n) {
+        return (long) type.size() * (this == ALLREDUCE || this == BROADCAST ? 1 : n);
+    }
 
     abstract void run(Communicator c, Layout l, ReduceOp op, int root);
 

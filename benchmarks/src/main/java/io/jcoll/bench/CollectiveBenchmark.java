@@ -94,13 +94,10 @@ public class CollectiveBenchmark {
                     .token("jmh").transport(bench.transport).timeout(Duration.ofMinutes(5)).build();
             collective = Collective.parse(bench.op);
             boolean device = comm.transport().name().equals("nccl");
-            // elements of the largest buffer; a whole number per rank where the op splits it (as jcoll perf rounds)
-            long total = Math.max(bench.bytes / DataType.FLOAT32.size(), 1);
-            if (collective.perRankCount(total, bench.ranks) * bench.ranks != total
-                    && collective != Collective.ALLREDUCE && collective != Collective.BROADCAST) {
-                total = Math.max(total / bench.ranks, 1) * bench.ranks;
-            }
-            testBytes = total * DataType.FLOAT32.size();
+            // rounded as jcoll perf rounds (a whole block per rank where the op splits), and at least one step
+            long unit = collective.unitBytes(DataType.FLOAT32, bench.ranks);
+            testBytes = Math.max(bench.bytes / unit, 1) * unit;
+            long total = testBytes / DataType.FLOAT32.size();
             arenas = device ? Layout.Arenas.device(testBytes, DataType.FLOAT32, rank)
                     : Layout.Arenas.host(testBytes, DataType.FLOAT32);
             layout = Layout.of(collective, arenas, DataType.FLOAT32, total, rank, bench.ranks, false);

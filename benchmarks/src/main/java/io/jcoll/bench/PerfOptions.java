@@ -90,7 +90,7 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
     /** The sizes measured: MIN, MIN*FACTOR, ... up to MAX, each a multiple of what the operation needs. */
     List<Long> sizes(int n) {
         List<Long> sizes = new ArrayList<>();
-        long unit = (long) type.size() * (op == Collective.ALLREDUCE || op == Collective.BROADCAST ? 1 : n);
+        long unit = op.unitBytes(type, n);
         for (double s = Math.max(min(), 0); s <= maxBytes; s = Math.max(s * factor, s + 1)) {
             long bytes = ((long) s / unit) * unit;
             if (sizes.isEmpty() || sizes.get(sizes.size() - 1) != bytes) {

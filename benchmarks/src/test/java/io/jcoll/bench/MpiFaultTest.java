@@ -70,12 +70,19 @@ class MpiFaultTest {
         throw new AssertionError("the job never got going: " + Files.readString(log));
     }
 
-    /** Lets the ranks get into their AllReduce loop, then signals rank 1; returns when (epoch millis). */
-    private static long signalMidCollective(long victim, String signal) throws Exception {
+    /** A job waiting for a signal, and when rank 1 got it (epoch millis). */
+    private record Signalled(Path log, Process job, long victim, long sent) {
+    }
+
+    /** Starts the job, lets the ranks get into their AllReduce loop, then sends rank 1 {@code signal}. */
+    private static Signalled signalRankOne(String signal) throws Exception {
+        Path log = Files.createTempFile("mpi-" + signal.toLowerCase(java.util.Locale.ROOT), ".log");
+        Process job = start(log, "external");
+        long victim = victimPid(log, job);
         Thread.sleep(300);
         long sent = System.currentTimeMillis();
         new ProcessBuilder("kill", "-" + signal, Long.toString(victim)).start().waitFor();
-        return sent;
+        return new Signalled(log, job, victim, sent);
     }
 
     private static String finish(Process job, Path log, long victim) throws Exception {
@@ -95,12 +102,10 @@ class MpiFaultTest {
      */
     @Test
     void aKilledRankEndsTheJobNamingIt() throws Exception {
-        Path log = Files.createTempFile("mpi-kill", ".log");
-        Process job = start(log, "external");
-        long victim = victimPid(log, job);
-        long sent = signalMidCollective(victim, "KILL");
-        String out = finish(job, log, victim);
-        double seconds = (System.currentTimeMillis() - sent) / 1e3;
+        Signalled s = signalRankOne("KILL");
+        Process job = s.job();
+        String out = finish(job, s.log(), s.victim());
+        double seconds = (System.currentTimeMillis() - s.sent()) / 1e3;
         System.out.printf("SIGKILL under mpirun: the job ended %.2f s after the signal, exit %d%n", seconds,
                 job.exitValue());
         assertNotEquals(0, job.exitValue(), out);
@@ -111,10 +116,11 @@ class MpiFaultTest {
 
     @Test
     void aStoppedRankIsNamedByEverySurvivor() throws Exception {
-        Path log = Files.createTempFile("mpi-stop", ".log");
-        Process job = start(log, "external");
-        long victim = victimPid(log, job);
-        long sent = signalMidCollective(victim, "STOP");
+        Signalled s = signalRankOne("STOP");
+        Path log = s.log();
+        Process job = s.job();
+        long victim = s.victim();
+        long sent = s.sent();
         // mpirun's SIGTERM cannot end a stopped process: once the survivors have reported, the test kills it, as
         // an operator or the batch system would
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
