@@ -6,30 +6,38 @@
 #
 #   benchmarks/compare/compare.sh [-n "2 4 8"] [-o "allreduce allgather reducescatter alltoall broadcast"]
 #                                 [-b 8] [-e 128M] [-f 4] [-w 5] [-i 20] [-W 200] [-I 2000] [--out DIR]
-#                                 [--only "jcoll openmpi gloo"]
+#                                 [-r 1] [--only "jcoll openmpi gloo"]
 # Sizes up to 64 KB are timed with -W/-I (short calls need many to average out the noise), larger ones with -w/-i.
+# -r ROUNDS runs the systems one after another ROUNDS times (per op and rank count), so that a slow spell on a
+# shared host falls on every system alike; the table then gives medians and the range of the per-round ratios.
 # Needs: mpicc and mpirun (Debian: libopenmpi-dev openmpi-bin), python3 with torch (Debian: python3-torch).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 ranks="2 4 8"; ops="allreduce allgather reducescatter alltoall broadcast"
 lo=8; hi=128M; factor=4; warmup=5; iters=20; small_warmup=200; small_iters=2000
-out=/tmp/jcoll-compare; only="jcoll openmpi gloo"
+out=/tmp/jcoll-compare; only="jcoll openmpi gloo"; rounds=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     -n) ranks=$2; shift 2 ;; -o) ops=$2; shift 2 ;; -b) lo=$2; shift 2 ;; -e) hi=$2; shift 2 ;;
     -f) factor=$2; shift 2 ;; -w) warmup=$2; shift 2 ;; -i) iters=$2; shift 2 ;; --out) out=$2; shift 2 ;;
     -W) small_warmup=$2; shift 2 ;; -I) small_iters=$2; shift 2 ;;
-    --only) only=$2; shift 2 ;;
+    -r) rounds=$2; shift 2 ;; --only) only=$2; shift 2 ;;
     *) sed -n '2,10p' "$0"; exit 2 ;;
   esac
 done
 bytes() { numfmt --from=iec "$1"; }
 lo_b=$(bytes "$lo"); hi_b=$(bytes "$hi")
-# two sweeps of the same size sequence: up to 64 KB (small), then the rest (large)
-split=$lo_b; while (( split * factor <= 65536 && split * factor <= hi_b )); do split=$((split * factor)); done
-sweeps=("$lo_b $split $small_warmup $small_iters")
-(( split * factor <= hi_b )) && sweeps+=("$((split * factor)) $hi_b $warmup $iters")
+# two sweeps of the same size sequence: up to 64 KB (small), then the rest (large); either may be empty
+sweeps=()
+if (( lo_b <= 65536 )); then
+  split=$lo_b; while (( split * factor <= 65536 && split * factor <= hi_b )); do split=$((split * factor)); done
+  sweeps+=("$lo_b $split $small_warmup $small_iters")
+  next=$((split * factor))
+else
+  split=0; next=$lo_b
+fi
+(( next <= hi_b )) && sweeps+=("$next $hi_b $warmup $iters")
 mkdir -p "$out"
 header="system,op,ranks,type,redop,bytes,count,time_us,algbw_gbs,busbw_gbs,wrong"
 
@@ -52,32 +60,37 @@ fi
 
 {
   echo "# $(date -u +%FT%TZ) on $(hostname): $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-  echo "# ranks: $ranks; ops: $ops; sizes $lo..$hi x$factor; up to $split bytes: warm-up $small_warmup, timed $small_iters; above: warm-up $warmup, timed $iters"
+  echo "# ranks: $ranks; ops: $ops; sizes $lo..$hi x$factor; up to $split bytes (0: none): warm-up $small_warmup, timed $small_iters; above: warm-up $warmup, timed $iters; rounds: $rounds"
   echo "# $(java -version 2>&1 | head -1); $(mpirun --version 2>&1 | head -1); torch $($python -c 'import torch; print(torch.__version__)' 2>/dev/null)"
 } | tee "$out/context.txt"
 for n in $ranks; do
   for op in $ops; do
-    echo "== $op, $n ranks" >&2
-    for system in $only; do
-      csv="$out/$system-$op-$n.csv"; log="$out/$system-$op-$n.log"; : > "$log"
+    for system in $only; do   # a fresh CSV and log per system: rows from an earlier run would join the medians
+      csv="$out/$system-$op-$n.csv"; log="$out/$system-$op-$n.log"; : > "$log"; rm -f "$csv"
       [[ $system != jcoll ]] && echo "$header" > "$csv"
-      for sweep in "${sweeps[@]}"; do
-        read -r from to w i <<<"$sweep"
-        case $system in
-          jcoll)
-            (cd "$root" && timeout 1200 ./jcoll perf "$op" -n "$n" -b "$from" -e "$to" -f "$factor" -w "$w" -i "$i" \
-                --transport tcp --csv "$csv.part" >> "$log" 2>&1) || echo "compare: jcoll perf failed: see $log" >&2
-            if [[ -f $csv.part ]]; then
-              if [[ -f $csv ]]; then tail -n +2 "$csv.part" >> "$csv"; else cp "$csv.part" "$csv"; fi
-              rm -f "$csv.part"
-            fi ;;
-          openmpi)
-            timeout 1200 "${mpirun[@]}" -np "$n" "$out/mpi_bench" "$op" "$from" "$to" "$factor" "$w" "$i" \
-              >> "$csv" 2>> "$log" || echo "compare: mpi_bench failed: see $log" >&2 ;;
-          gloo)
-            timeout 1200 "$python" "$here/gloo_bench.py" "$n" "$op" "$from" "$to" "$factor" "$w" "$i" \
-              >> "$csv" 2>> "$log" || echo "compare: gloo_bench failed: see $log" >&2 ;;
-        esac
+    done
+    for (( round = 1; round <= rounds; round++ )); do
+      echo "== $op, $n ranks$( ((rounds > 1)) && echo ", round $round of $rounds")" >&2
+      for system in $only; do
+        csv="$out/$system-$op-$n.csv"; log="$out/$system-$op-$n.log"
+        for sweep in "${sweeps[@]}"; do
+          read -r from to w i <<<"$sweep"
+          case $system in
+            jcoll)
+              (cd "$root" && timeout 1200 ./jcoll perf "$op" -n "$n" -b "$from" -e "$to" -f "$factor" -w "$w" -i "$i" \
+                  --transport tcp --csv "$csv.part" >> "$log" 2>&1) || echo "compare: jcoll perf failed: see $log" >&2
+              if [[ -f $csv.part ]]; then
+                if [[ -f $csv ]]; then tail -n +2 "$csv.part" >> "$csv"; else cp "$csv.part" "$csv"; fi
+                rm -f "$csv.part"
+              fi ;;
+            openmpi)
+              timeout 1200 "${mpirun[@]}" -np "$n" "$out/mpi_bench" "$op" "$from" "$to" "$factor" "$w" "$i" \
+                >> "$csv" 2>> "$log" || echo "compare: mpi_bench failed: see $log" >&2 ;;
+            gloo)
+              timeout 1200 "$python" "$here/gloo_bench.py" "$n" "$op" "$from" "$to" "$factor" "$w" "$i" \
+                >> "$csv" 2>> "$log" || echo "compare: gloo_bench failed: see $log" >&2 ;;
+          esac
+        done
       done
     done
   done

@@ -73,8 +73,10 @@ public final class Chart {
         Map<String, List<ResultRow>> series = rows.stream().collect(Collectors.groupingBy(
                 r -> r.system() + ", " + r.ranks() + " ranks", TreeMap::new, Collectors.toList()));
         for (Map.Entry<String, List<ResultRow>> s : series.entrySet()) {
+            // a size measured in several rounds is drawn at its median
             List<ResultRow> points = s.getValue().stream().filter(r -> r.bytes() > 0)
-                    .sorted(java.util.Comparator.comparingLong(ResultRow::bytes)).toList();
+                    .collect(Collectors.groupingBy(ResultRow::bytes, TreeMap::new, Collectors.toList()))
+                    .values().stream().map(ResultRow::median).toList();
             if (points.isEmpty()) {
                 continue;
             }

@@ -11,7 +11,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -20,6 +19,17 @@ import java.util.TreeMap;
  * count and size, every system's time and bus bandwidth, then jcoll's ratios, bus
  * bandwidth over the best peer's (higher is better) and time over each peer's (lower
  * is better). Reads the CSVs the systems wrote; optionally writes the merged table.
+ * <p>
+ * A point measured in several rounds (compare.sh {@code -r}: the systems run one after
+ * the other, then again, so that a slow minute on a shared host hits every system
+ * alike) shows each system's median time and median bus bandwidth, and after the
+ * ratio the range of the per-round ratios (round k of jcoll against round k of the
+ * peers), so the spread is read off the table and not hidden by the median. (The ratio
+ * itself is of the medians; with an even number of rounds it can fall outside that range.)
+ * <p>
+ * jcoll's ratio is of its out-of-place call, as Open MPI's is; Gloo's all-reduce works
+ * only in place, so where jcoll's rows carry in-place figures a last column gives its
+ * in-place bus bandwidth over the best peer's too.
  *
  * <pre>java -cp ... io.jcoll.bench.Comparison [--csv MERGED.csv] RESULTS.csv...</pre>
  */
@@ -55,13 +65,65 @@ public final class Comparison {
     private record Point(String op, int ranks, long bytes) {
     }
 
-    private static Map<Point, Map<String, ResultRow>> byPoint(List<ResultRow> rows) {
-        Map<Point, Map<String, ResultRow>> points = new TreeMap<>(Comparator.comparing(Point::op)
+    /** Every system's rows for each point, in the order read: one per round. */
+    private static Map<Point, Map<String, List<ResultRow>>> byPoint(List<ResultRow> rows) {
+        Map<Point, Map<String, List<ResultRow>>> points = new TreeMap<>(Comparator.comparing(Point::op)
                 .thenComparingInt(Point::ranks).thenComparingLong(Point::bytes));
         for (ResultRow r : rows) {
-            points.computeIfAbsent(new Point(r.op(), r.ranks(), r.bytes()), p -> new TreeMap<>()).put(r.system(), r);
+            points.computeIfAbsent(new Point(r.op(), r.ranks(), r.bytes()), p -> new TreeMap<>())
+                    .computeIfAbsent(r.system(), s -> new ArrayList<>()).add(r);
         }
         return points;
+    }
+
+    /**
+     * The lowest and highest of one ratio of jcoll's to its peers' figures, round by round (round k of each);
+     * null with fewer than two rounds that every system completed.
+     *
+     * @param ratio jcoll's row and the peers' rows of one round to the ratio, NaN where it has none
+     */
+    static double[] ratioRange(List<ResultRow> ours, List<List<ResultRow>> peers,
+            java.util.function.BiFunction<ResultRow, List<ResultRow>, Double> ratio) {
+        int rounds = ours == null ? 0 : ours.size();
+        for (List<ResultRow> p : peers) {
+            rounds = Math.min(rounds, p.size());
+        }
+        if (rounds < 2) {
+            return null;
+        }
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        for (int k = 0; k < rounds; k++) {
+            int round = k;
+            double r = ratio.apply(ours.get(k), peers.stream().map(p -> p.get(round)).toList());
+            if (Double.isNaN(r)) {
+                return null;
+            }
+            lo = Math.min(lo, r);
+            hi = Math.max(hi, r);
+        }
+        return new double[] {lo, hi};
+    }
+
+    /** jcoll's bus bandwidth over the best peer's. */
+    static double overBestPeer(ResultRow ours, List<ResultRow> peers) {
+        double best = peers.stream().mapToDouble(ResultRow::busbw).max().orElse(0);
+        return best > 0 ? ours.busbw() / best : Double.NaN;
+    }
+
+    /** jcoll's in-place bus bandwidth over the best peer's. */
+    static double inPlaceOverBestPeer(ResultRow ours, List<ResultRow> peers) {
+        double best = peers.stream().mapToDouble(ResultRow::busbw).max().orElse(0);
+        return best > 0 && !Double.isNaN(ours.busbwInPlace()) ? ours.busbwInPlace() / best : Double.NaN;
+    }
+
+    /** jcoll's time over the one peer given. */
+    static double timeOver(ResultRow ours, List<ResultRow> peer) {
+        return peer.get(0).timeUs() > 0 ? ours.timeUs() / peer.get(0).timeUs() : Double.NaN;
+    }
+
+    private static String withRange(String median, double[] range) {
+        return range == null ? median : median + String.format(Locale.ROOT, " (%.2f-%.2f)", range[0], range[1]);
     }
 
     private static List<String> peers(List<ResultRow> rows) {
@@ -81,24 +143,40 @@ public final class Comparison {
         for (String p : peers) {
             head.append(String.format(Locale.ROOT, "  time/%s", p));
         }
+        boolean inPlace = rows.stream().anyMatch(r -> r.system().equals(OURS) && !Double.isNaN(r.busbwInPlace()));
+        if (inPlace) {
+            head.append("   in-place busbw/best-peer");
+        }
         out.println(head);
-        for (Map.Entry<Point, Map<String, ResultRow>> e : byPoint(rows).entrySet()) {
+        for (Map.Entry<Point, Map<String, List<ResultRow>>> e : byPoint(rows).entrySet()) {
             Point p = e.getKey();
-            Map<String, ResultRow> bySystem = e.getValue();
+            Map<String, List<ResultRow>> bySystem = e.getValue();
+            ResultRow ours = ResultRow.median(bySystem.get(OURS));
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-14s %5d %11d  %22s", p.op(),
-                    p.ranks(), p.bytes(), cell(bySystem.get(OURS))));
+                    p.ranks(), p.bytes(), cell(ours)));
             for (String peer : peers) {
-                line.append("  ").append(String.format(Locale.ROOT, "%22s", cell(bySystem.get(peer))));
+                ResultRow median = ResultRow.median(bySystem.get(peer));
+                line.append("  ").append(String.format(Locale.ROOT, "%22s", cell(median)));
             }
-            ResultRow ours = bySystem.get(OURS);
-            Optional<ResultRow> best = peers.stream().map(bySystem::get).filter(r -> r != null)
-                    .max(Comparator.comparingDouble(ResultRow::busbw));
-            line.append(String.format(Locale.ROOT, "   %15s", ours != null && best.isPresent() && best.get().busbw() > 0
-                    ? String.format(Locale.ROOT, "%.2fx", ours.busbw() / best.get().busbw()) : "-"));
+            List<List<ResultRow>> peerRounds = peers.stream().map(bySystem::get).filter(r -> r != null).toList();
+            List<ResultRow> peerMedians = peerRounds.stream().map(ResultRow::median).toList();
+            double overBest = ours == null || peerMedians.isEmpty() ? Double.NaN : overBestPeer(ours, peerMedians);
+            String ratio = Double.isNaN(overBest) ? "-" : String.format(Locale.ROOT, "%.2fx", overBest);
+            line.append(String.format(Locale.ROOT, "   %15s",
+                    withRange(ratio, ratioRange(bySystem.get(OURS), peerRounds, Comparison::overBestPeer))));
             for (String peer : peers) {
-                ResultRow r = bySystem.get(peer);
-                line.append(String.format(Locale.ROOT, "  %" + (5 + peer.length()) + "s", ours != null && r != null
-                        ? String.format(Locale.ROOT, "%.2fx", ours.timeUs() / r.timeUs()) : "-"));
+                ResultRow r = ResultRow.median(bySystem.get(peer));
+                String time = ours == null || r == null ? "-"
+                        : String.format(Locale.ROOT, "%.2fx", ours.timeUs() / r.timeUs());
+                double[] range = r == null ? null
+                        : ratioRange(bySystem.get(OURS), List.of(bySystem.get(peer)), Comparison::timeOver);
+                line.append(String.format(Locale.ROOT, "  %" + (5 + peer.length()) + "s", withRange(time, range)));
+            }
+            if (inPlace) {
+                double r = ours == null || peerMedians.isEmpty() ? Double.NaN : inPlaceOverBestPeer(ours, peerMedians);
+                line.append(String.format(Locale.ROOT, "   %24s", Double.isNaN(r) ? "-" : withRange(
+                        String.format(Locale.ROOT, "%.2fx", r),
+                        ratioRange(bySystem.get(OURS), peerRounds, Comparison::inPlaceOverBestPeer))));
             }
             out.println(line);
         }
@@ -116,11 +194,11 @@ public final class Comparison {
                 head.append(',').append(p).append("_time_us,").append(p).append("_busbw_gbs");
             }
             w.println(head);
-            for (Map.Entry<Point, Map<String, ResultRow>> e : byPoint(rows).entrySet()) {
+            for (Map.Entry<Point, Map<String, List<ResultRow>>> e : byPoint(rows).entrySet()) {
                 Point p = e.getKey();
                 StringBuilder line = new StringBuilder(p.op() + "," + p.ranks() + "," + p.bytes());
                 for (String system : concat(OURS, peers)) {
-                    ResultRow r = e.getValue().get(system);
+                    ResultRow r = ResultRow.median(e.getValue().get(system));
                     line.append(r == null ? ",," : String.format(Locale.ROOT, ",%.3f,%.4f", r.timeUs(), r.busbw()));
                 }
                 w.println(line);

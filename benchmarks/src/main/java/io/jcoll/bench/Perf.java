@@ -88,30 +88,16 @@ public final class Perf {
         if (out != null) {
             header(out, comm, o);
         }
-        warmUpJit(comm, o, arenas, Math.min(Math.max(sizes.isEmpty() ? 0 : sizes.get(0), 1024), Math.min(maxBytes, 64 << 10)),
-                maxBytes);
+        warmUpJit(comm, o, arenas, sizes, maxBytes);
         long totalWrong = 0;
         double busSum = 0;
         int busCount = 0;
         List<Row> rows = new ArrayList<>();
         for (long bytes : sizes) {
-            long total = bytes / o.type().size();
-            double[] time = new double[2];
-            double[] alg = new double[2];
-            double[] bus = new double[2];
-            long[] wrong = new long[2];
-            for (int place = 0; place < 2; place++) {
-                Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), n, place == 1);
-                double seconds = time(comm, o, l);
-                time[place] = seconds * 1e6;
-                alg[place] = seconds > 0 ? bytes / seconds / 1e9 : 0;
-                bus[place] = alg[place] * o.op().busFactor(n);
-                wrong[place] = o.check() ? wrongEverywhere(comm, o, l) : -1;
-                totalWrong += Math.max(0, wrong[place]);
-            }
-            busSum += bus[0] + bus[1];
+            Row row = measure(comm, o, arenas, bytes, o.warmup(), o.iters(), true);
+            totalWrong += Math.max(0, row.wrong()[0]) + Math.max(0, row.wrong()[1]);
+            busSum += row.busbw()[0] + row.busbw()[1];
             busCount += 2;
-            Row row = new Row(bytes, total, time, alg, bus, wrong);
             rows.add(row);
             if (out != null) {
                 line(out, o, row);
@@ -151,21 +137,56 @@ public final class Perf {
 
     /** Untimed small calls before the sweep, enough for the JIT to compile the call path (C code needs none of this). */
     static final int JIT_WARMUP_CALLS = 12_000;
+    /** Sizes up to this are small: cheap to rehearse one by one, and where a compiling JIT shows most. */
+    private static final long SMALL_BYTES = 64 << 10;
+    /** Calls per loop in a rehearsal of a small size (its warm-up is a tenth of that). */
+    private static final int REHEARSAL_CALLS = 1_000;
     /** Untimed 1 MB calls: the large-message algorithms (rings, pipelines) are other code, compiled on their own. */
     static final int JIT_WARMUP_LARGE_CALLS = 300;
+    /**
+     * Untimed calls on a message large enough to be split over every channel a transport has (up to 8 MB):
+     * the 1 MB calls run on one, and a sweep that first meets the others timed them settling in. Measured with
+     * this perf: 8 ranks on 32 cores, AllReduce at 8 MB as a sweep's first size, 4.6-4.9 ms a call over 100
+     * calls against 2.5 ms over 2,000 (benchmarks/results/gpu-2026-11-23-rounds); 2 ranks on 2 cores with 4
+     * channels, the first size out of place took 1.1-1.4x its in-place time, 1.06-1.07x when it came second.
+     */
+    static final int SPLIT_WARMUP_CALLS = 100;
+    private static final long SPLIT_WARMUP_BYTES = 8 << 20;
 
     /**
-     * Runs the operation {@link #JIT_WARMUP_CALLS} times, in and out of place, on a small message (near the
-     * sweep's first size, 1 to 64 KB), then {@link #JIT_WARMUP_LARGE_CALLS} times on 1 MB where the sweep goes
-     * that far, so that every size is timed on compiled code: C2 compiles a method after about ten thousand
-     * calls, and a sweep timed before that measures the interpreter (and, on a GPU, the interpreter launching
-     * kernels). Counts, not time: every rank must make the same calls.
+     * Gets the JIT and the connections to the state the timed sweep will find them in, so that every size is
+     * timed on compiled code: C2 compiles a method after about ten thousand calls, and a sweep timed before
+     * that measures the interpreter (and, on a GPU, the interpreter launching kernels).
+     * <ol>
+     * <li>{@link #JIT_WARMUP_CALLS} calls, in and out of place, on a small message (near the sweep's first size,
+     * 1 to 64 KB);</li>
+     * <li>a rehearsal of the sweep's sizes up to 64 KB, each measured and checked exactly as the sweep will (its
+     * figures dropped): the sweep's own reductions (the slowest rank's time in float64, the check's counts in
+     * int64) take paths through the code the timed op takes, and a compiled method that first meets them
+     * mid-sweep is thrown away and recompiled while the next size is timed;</li>
+     * <li>where the sweep reaches 1 MB, {@link #JIT_WARMUP_LARGE_CALLS} calls on 1 MB and
+     * {@link #SPLIT_WARMUP_CALLS} on up to 8 MB;</li>
+     * <li>a wait for the compiler to finish: with as many ranks as cores, a compilation still queued runs beside
+     * the first timed sizes and takes a rank's core.</li>
+     * </ol>
+     * (Measured on 2 cores, 2 ranks, an 8-64 B AllReduce sweep: without the rehearsal and the wait, the first
+     * size took 28-40 us and the others 8-25.) Counts, not time: every rank must make the same calls.
      */
-    private static void warmUpJit(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes, long maxBytes) {
-        warmUp(comm, o, arenas, bytes, JIT_WARMUP_CALLS);
+    private static void warmUpJit(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes,
+            long maxBytes) {
+        long first = sizes.isEmpty() ? 0 : sizes.get(0);
+        warmUp(comm, o, arenas, Math.min(Math.max(first, 1024), Math.min(maxBytes, SMALL_BYTES)), JIT_WARMUP_CALLS);
+        for (long bytes : sizes) {
+            if (bytes <= SMALL_BYTES) {
+                measure(comm, o, arenas, bytes, REHEARSAL_CALLS / 10, REHEARSAL_CALLS, false);
+            }
+        }
         if (maxBytes >= (1 << 20)) {
             warmUp(comm, o, arenas, 1 << 20, JIT_WARMUP_LARGE_CALLS);
+            warmUp(comm, o, arenas, Math.min(maxBytes, SPLIT_WARMUP_BYTES), SPLIT_WARMUP_CALLS);
         }
+        JitQuiet.await(Duration.ofMillis(200), Duration.ofSeconds(10));
+        comm.barrier();
     }
 
     private static void warmUp(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes, int calls) {
@@ -178,19 +199,45 @@ public final class Perf {
         }
     }
 
+    /**
+     * One row of the table: out of place, then in place, each timed and then checked.
+     *
+     * @param counted whether the timed loops count towards the heap allocated per call (not in a rehearsal)
+     */
+    private static Row measure(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes, int warmup,
+            int iters, boolean counted) {
+        int n = comm.size();
+        long total = bytes / o.type().size();
+        double[] time = new double[2];
+        double[] alg = new double[2];
+        double[] bus = new double[2];
+        long[] wrong = new long[2];
+        for (int place = 0; place < 2; place++) {
+            Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), n, place == 1);
+            double seconds = time(comm, o, l, warmup, iters, counted);
+            time[place] = seconds * 1e6;
+            alg[place] = seconds > 0 ? bytes / seconds / 1e9 : 0;
+            bus[place] = alg[place] * o.op().busFactor(n);
+            wrong[place] = o.check() ? wrongEverywhere(comm, o, l) : -1;
+        }
+        return new Row(bytes, total, time, alg, bus, wrong);
+    }
+
     /** Mean seconds per call after warm-up, on the slowest rank. */
-    private static double time(Communicator comm, PerfOptions o, Layout l) {
+    private static double time(Communicator comm, PerfOptions o, Layout l, int warmup, int iters, boolean counted) {
         // warm up the way the timed loop runs (as nccl-tests does), so that the GPU is at its working clocks
         // and the JIT has compiled the very path that is timed
-        loop(comm, o, l, o.warmup());
+        loop(comm, o, l, warmup);
         comm.barrier();
         long allocatedBefore = THREADS.getCurrentThreadAllocatedBytes();
         long start = System.nanoTime();
-        loop(comm, o, l, o.iters());
+        loop(comm, o, l, iters);
         long elapsed = System.nanoTime() - start;
-        timedAllocatedBytes += THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore;
-        timedCalls += o.iters();
-        double mine = elapsed / 1e9 / o.iters();
+        if (counted) {
+            timedAllocatedBytes += THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore;
+            timedCalls += iters;
+        }
+        double mine = elapsed / 1e9 / iters;
         double[] slowest = {mine};
         comm.allReduce(HostBuffer.of(slowest), ReduceOp.MAX);
         return slowest[0];

@@ -25,15 +25,11 @@ final class ArrayKernels {
     /** Elements per chunk: two float chunks are 32 KB. */
     static final int CHUNK = 4096;
 
-    /** Per-thread chunk arrays, made on first use of each type. */
-    private static final class Chunks {
-        float[] f1, f2;
-        double[] d1, d2;
-        int[] i1, i2;
-        long[] l1, l2;
-    }
-
-    private static final ThreadLocal<Chunks> CHUNKS = ThreadLocal.withInitial(Chunks::new);
+    /** Per-thread pairs of chunk arrays, one pair per type, made on a thread's first use of that type. */
+    private static final ThreadLocal<float[][]> FLOATS = ThreadLocal.withInitial(() -> new float[2][CHUNK]);
+    private static final ThreadLocal<double[][]> DOUBLES = ThreadLocal.withInitial(() -> new double[2][CHUNK]);
+    private static final ThreadLocal<int[][]> INTS = ThreadLocal.withInitial(() -> new int[2][CHUNK]);
+    private static final ThreadLocal<long[][]> LONGS = ThreadLocal.withInitial(() -> new long[2][CHUNK]);
 
     private ArrayKernels() {
     }
@@ -47,13 +43,9 @@ final class ArrayKernels {
         FloatBuffer fa = whole(a).asFloatBuffer();
         FloatBuffer fb = whole(b).asFloatBuffer();
         FloatBuffer fd = whole(d).asFloatBuffer();
-        Chunks c = CHUNKS.get();
-        if (c.f1 == null) {
-            c.f1 = new float[CHUNK];
-            c.f2 = new float[CHUNK];
-        }
-        float[] x = c.f1;
-        float[] y = c.f2;
+        float[][] chunks = FLOATS.get();
+        float[] x = chunks[0];
+        float[] y = chunks[1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
             fa.get(at, x, 0, m);
@@ -73,13 +65,9 @@ final class ArrayKernels {
         DoubleBuffer fa = whole(a).asDoubleBuffer();
         DoubleBuffer fb = whole(b).asDoubleBuffer();
         DoubleBuffer fd = whole(d).asDoubleBuffer();
-        Chunks c = CHUNKS.get();
-        if (c.d1 == null) {
-            c.d1 = new double[CHUNK];
-            c.d2 = new double[CHUNK];
-        }
-        double[] x = c.d1;
-        double[] y = c.d2;
+        double[][] chunks = DOUBLES.get();
+        double[] x = chunks[0];
+        double[] y = chunks[1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
             fa.get(at, x, 0, m);
@@ -99,13 +87,9 @@ final class ArrayKernels {
         IntBuffer fa = whole(a).asIntBuffer();
         IntBuffer fb = whole(b).asIntBuffer();
         IntBuffer fd = whole(d).asIntBuffer();
-        Chunks c = CHUNKS.get();
-        if (c.i1 == null) {
-            c.i1 = new int[CHUNK];
-            c.i2 = new int[CHUNK];
-        }
-        int[] x = c.i1;
-        int[] y = c.i2;
+        int[][] chunks = INTS.get();
+        int[] x = chunks[0];
+        int[] y = chunks[1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
             fa.get(at, x, 0, m);
@@ -125,13 +109,9 @@ final class ArrayKernels {
         LongBuffer fa = whole(a).asLongBuffer();
         LongBuffer fb = whole(b).asLongBuffer();
         LongBuffer fd = whole(d).asLongBuffer();
-        Chunks c = CHUNKS.get();
-        if (c.l1 == null) {
-            c.l1 = new long[CHUNK];
-            c.l2 = new long[CHUNK];
-        }
-        long[] x = c.l1;
-        long[] y = c.l2;
+        long[][] chunks = LONGS.get();
+        long[] x = chunks[0];
+        long[] y = chunks[1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
             fa.get(at, x, 0, m);

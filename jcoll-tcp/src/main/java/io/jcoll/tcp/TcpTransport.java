@@ -70,6 +70,9 @@ final class TcpTransport implements Transport {
         });
     }
 
+    /** How long a wait polls its sockets before it sleeps in the selector, unless JCOLL_TCP_SPIN says otherwise. */
+    static final Duration DEFAULT_SPIN = Duration.ofNanos(200_000);
+
     static TcpTransport open(TransportContext ctx) {
         long deadline = System.nanoTime() + ctx.timeout().toNanos();
         Tuning tuning = rankZeros(ctx, "tcp/tuning", "TCP tuning", () -> Tuning.from(ctx.settings()), Tuning::encode,
@@ -77,7 +80,11 @@ final class TcpTransport implements Transport {
         ChannelPlan plan = ctx.size() == 1 ? new ChannelPlan(1, 1) : rankZeros(ctx, "tcp/channels", "TCP channel plan",
                 () -> ChannelPlan.from(ctx.settings(), ctx.localSize(), Runtime.getRuntime().availableProcessors()),
                 ChannelPlan::encode, ChannelPlan::decode);
-        Duration spin = ctx.settings().getDuration("JCOLL_TCP_SPIN", Duration.ofNanos(20_000));
+        // longer than a wake-up from the selector takes on a virtual machine (20-50 us): with a shorter spin, two
+        // ranks exchanging small messages can settle into each finding the other asleep, every message paying
+        // two wake-ups (measured on 2 vCPUs, 2 ranks: 8-byte AllReduce 41-51 us with 20 us of spin, 16-31 us with
+        // 200 us in two runs of three; on 32 cores no difference either way; benchmarks/RESULTS.md)
+        Duration spin = ctx.settings().getDuration("JCOLL_TCP_SPIN", DEFAULT_SPIN);
         int socketBuffer = (int) ctx.settings().getBytes("JCOLL_TCP_SOCKET_BUFFER", 0);
         // oversubscribed (more local ranks than cores), a spinning rank would hold the core its peer needs:
         // it yields instead, as Open MPI does when oversubscribed

@@ -6,8 +6,10 @@ package io.jcoll.tcp.algorithm;
  * {@code p = r xor s} for s = 1 to n-1 (every rank busy at every step); otherwise
  * {@code p = s - r (mod n)} for s = 0 to n-1, where a rank paired with itself sits
  * the step out. Each pair meets exactly once, and no rank waits on more than one
- * peer at a time. In place, a received segment is written only after the same segment
- * of the outgoing block has been sent.
+ * peer at a time. The steps share one {@link Pipeline}: the next step's segments go out while the last
+ * ones of the step before are still moving, so a rank whose partner is late does not hold up the steps
+ * after it (each pair's messages still keep step order on their connection). In place, a received segment
+ * is written only after the same segment of the outgoing block has been sent.
  */
 public final class PairwiseAllToAll {
 
@@ -24,15 +26,18 @@ public final class PairwiseAllToAll {
         int rank = ctx.rank();
         LocalOps.copy(send.plus(blocks.start(rank)), recv.plus(blocks.start(rank)), blocks.length(rank), ctx.scratch());
         boolean powerOfTwo = Integer.bitCount(n) == 1;
+        Pipeline.Leg[] legs = new Pipeline.Leg[n - 1];
+        int step = 0;
         for (int s = powerOfTwo ? 1 : 0; s < n; s++) {
             int peer = powerOfTwo ? rank ^ s : Math.floorMod(s - rank, n);
             if (peer == rank) {
                 continue;
             }
-            Region out = send.plus(blocks.start(peer));
             Region in = recv.plus(blocks.start(peer));
             Sink sink = inPlace ? Sink.afterArrival(in, ctx.scratch()) : Sink.into(in);
-            Pipeline.exchange(ctx, out, blocks.length(peer), peer, peer, blocks.length(peer), sink, typeSize);
+            legs[step++] = new Pipeline.Leg(send.plus(blocks.start(peer)), blocks.length(peer), peer, peer,
+                    blocks.length(peer), sink);
         }
+        Pipeline.exchange(ctx, typeSize, legs);
     }
 }

@@ -10,6 +10,15 @@ import java.nio.ByteBuffer;
  * algorithms: send a run of elements to one peer while receiving a run from
  * another, segment by segment, with {@link #DEPTH} segments in flight each way, so
  * that the network moves the next ones while segment k is reduced or copied.
+ *
+ * <p>Independent exchanges with several peers (the legs of a pairwise all-to-all) can go through one
+ * pipeline: their segments, leg after leg, share the {@link #DEPTH} slots, so the next leg starts while the
+ * last segments of the one before are still moving and no leg waits for a slow partner of another to finish.
+ * Both ends of every connection must list their legs with each other in the same order; that order is then
+ * the order of the messages on it. Where both ends of each leg hold it at the same step, as in a pairwise
+ * all-to-all, this cannot deadlock: the rank whose oldest unfinished segment comes first (by step, then
+ * segment) waits on a partner that has finished everything before that segment and not the segment itself,
+ * so the segment is the partner's oldest, posted, and the pair completes it.
  */
 public final class Pipeline {
 
@@ -20,6 +29,8 @@ public final class Pipeline {
     }
 
     /**
+     * One exchange: a run of elements sent to one peer, and a run received from one (possibly another).
+     *
      * @param source    where the outgoing elements start (ignored when {@code sendCount} is 0)
      * @param sendCount elements to send to {@code to}
      * @param to        destination rank (ignored when nothing is sent)
@@ -27,58 +38,139 @@ public final class Pipeline {
      * @param recvCount elements to receive from {@code from}
      * @param sink      what becomes of received elements
      */
+    public record Leg(Region source, long sendCount, int to, int from, long recvCount, Sink sink) {
+    }
+
+    /** One exchange through the pipeline; see {@link Leg} for the arguments. */
     public static void exchange(AlgorithmContext ctx, Region source, long sendCount, int to,
                                 int from, long recvCount, Sink sink, int typeSize) {
-        PointToPoint p2p = ctx.p2p();
-        Scratch scratch = ctx.scratch();
-        // each run is cut by its own length, as its other end cuts it
-        int sendSeg = ctx.tuning().segmentElements(typeSize, sendCount);
-        int recvSeg = ctx.tuning().segmentElements(typeSize, recvCount);
-        long sendSegs = segments(sendCount, sendSeg);
-        long recvSegs = segments(recvCount, recvSeg);
-        long segs = Math.max(sendSegs, recvSegs);
-        Transfer[] sends = new Transfer[DEPTH];
-        Transfer[] recvs = new Transfer[DEPTH];
-        ByteBuffer[] landed = new ByteBuffer[DEPTH];
-        Runs runs = new Runs(source, sendCount, sendSeg, to, from, recvCount, recvSeg, sink, typeSize);
+        exchange(ctx, typeSize, new Leg(source, sendCount, to, from, recvCount, sink));
+    }
 
-        for (long k = 0; k < Math.min(DEPTH, segs); k++) {
-            post(p2p, scratch, k, runs, sends, recvs, landed);
+    /** Independent exchanges through one pipeline, in the order given (the same order at both ends of each). */
+    public static void exchange(AlgorithmContext ctx, int typeSize, Leg... legs) {
+        Cut[] cuts = new Cut[legs.length];
+        long units = 0; // segments of every leg, each sent and received in one slot
+        for (int i = 0; i < legs.length; i++) {
+            cuts[i] = new Cut(legs[i], ctx.tuning(), typeSize);
+            units += cuts[i].segments;
         }
-        for (long k = 0; k < segs; k++) {
-            int slot = (int) (k % DEPTH);
+        Window window = new Window(ctx.p2p(), ctx.scratch(), typeSize, new Cursor(cuts));
+        for (long u = 0; u < Math.min(DEPTH, units); u++) {
+            window.postNext((int) u);
+        }
+        for (long u = 0; u < units; u++) {
+            int slot = (int) (u % DEPTH);
+            window.complete(slot);
+            if (u + DEPTH < units) {
+                window.postNext(slot);
+            }
+        }
+    }
+
+    /** One leg cut into segments: each run by its own length, as its other end cuts it. */
+    private static final class Cut {
+        final Leg leg;
+        final int sendSeg;
+        final int recvSeg;
+        final long recvSegments;
+        final long segments;
+
+        Cut(Leg leg, Tuning tuning, int typeSize) {
+            this.leg = leg;
+            this.sendSeg = tuning.segmentElements(typeSize, leg.sendCount());
+            this.recvSeg = tuning.segmentElements(typeSize, leg.recvCount());
+            this.recvSegments = segments(leg.recvCount(), recvSeg);
+            this.segments = Math.max(segments(leg.sendCount(), sendSeg), recvSegments);
+        }
+    }
+
+    /** The next segment to post, leg after leg; legs with nothing to move are passed over. */
+    private static final class Cursor {
+        private final Cut[] cuts;
+        private int leg;
+        private long segment;
+
+        Cursor(Cut[] cuts) {
+            this.cuts = cuts;
+            skipEmpty();
+        }
+
+        Cut cut() {
+            return cuts[leg];
+        }
+
+        long segment() {
+            return segment;
+        }
+
+        void next() {
+            if (++segment >= cuts[leg].segments) {
+                leg++;
+                segment = 0;
+                skipEmpty();
+            }
+        }
+
+        private void skipEmpty() {
+            while (leg < cuts.length && cuts[leg].segments == 0) {
+                leg++;
+            }
+        }
+    }
+
+    /** The {@link #DEPTH} slots in flight: each a segment's send and receive, and where the receive landed. */
+    private static final class Window {
+        private final PointToPoint p2p;
+        private final Scratch scratch;
+        private final int typeSize;
+        private final Cursor next;
+        private final Transfer[] sends = new Transfer[DEPTH];
+        private final Transfer[] recvs = new Transfer[DEPTH];
+        private final ByteBuffer[] landed = new ByteBuffer[DEPTH];
+        private final Cut[] cut = new Cut[DEPTH];
+        private final long[] segment = new long[DEPTH];
+
+        Window(PointToPoint p2p, Scratch scratch, int typeSize, Cursor next) {
+            this.p2p = p2p;
+            this.scratch = scratch;
+            this.typeSize = typeSize;
+            this.next = next;
+        }
+
+        /** Posts the cursor's segment in {@code slot} (whose stages are free) and moves the cursor on. */
+        void postNext(int slot) {
+            Cut c = next.cut();
+            Leg leg = c.leg;
+            long k = next.segment();
+            next.next();
+            cut[slot] = c;
+            segment[slot] = k;
+            if (k < c.recvSegments) {
+                int n = length(k, c.recvSeg, leg.recvCount());
+                landed[slot] = leg.sink().target(k * c.recvSeg, n, scratch.recvStage(slot));
+                recvs[slot] = p2p.recv(leg.from(), landed[slot]);
+            } else {
+                recvs[slot] = null;
+            }
+            if (k * c.sendSeg < leg.sendCount()) {
+                int n = length(k, c.sendSeg, leg.sendCount());
+                ByteBuffer view = leg.source().buffer().readable(leg.source().byteOffset(k * c.sendSeg), n * typeSize,
+                        scratch.sendStage(slot));
+                sends[slot] = p2p.send(leg.to(), view);
+            } else {
+                sends[slot] = null;
+            }
+        }
+
+        /** Waits for {@code slot}'s segment to go and come, and hands what came to its leg's sink. */
+        void complete(int slot) {
             p2p.await(sends[slot], recvs[slot]);
-            if (k < recvSegs) {
-                sink.arrived(k * recvSeg, length(k, recvSeg, recvCount), landed[slot]);
+            Cut c = cut[slot];
+            long k = segment[slot];
+            if (k < c.recvSegments) {
+                c.leg.sink().arrived(k * c.recvSeg, length(k, c.recvSeg, c.leg.recvCount()), landed[slot]);
             }
-            if (k + DEPTH < segs) {
-                post(p2p, scratch, k + DEPTH, runs, sends, recvs, landed);
-            }
-        }
-    }
-
-    /** The two runs of one exchange, each with its own segmentation. */
-    private record Runs(Region source, long sendCount, int sendSeg, int to,
-                        int from, long recvCount, int recvSeg, Sink sink, int typeSize) {
-    }
-
-    private static void post(PointToPoint p2p, Scratch scratch, long k, Runs r, Transfer[] sends, Transfer[] recvs,
-                             ByteBuffer[] landed) {
-        int slot = (int) (k % DEPTH);
-        if (k * r.recvSeg() < r.recvCount()) {
-            int n = length(k, r.recvSeg(), r.recvCount());
-            landed[slot] = r.sink().target(k * r.recvSeg(), n, scratch.recvStage(slot));
-            recvs[slot] = p2p.recv(r.from(), landed[slot]);
-        } else {
-            recvs[slot] = null;
-        }
-        if (k * r.sendSeg() < r.sendCount()) {
-            int n = length(k, r.sendSeg(), r.sendCount());
-            ByteBuffer view = r.source().buffer().readable(r.source().byteOffset(k * r.sendSeg()), n * r.typeSize(),
-                    scratch.sendStage(slot));
-            sends[slot] = p2p.send(r.to(), view);
-        } else {
-            sends[slot] = null;
         }
     }
 
