@@ -130,6 +130,15 @@ final class TcpLink implements PointToPoint {
         }
     }
 
+    @Override
+    public boolean test(Transfer... transfers) {
+        if (allDone(transfers)) {
+            return true;
+        }
+        progressPending();
+        return allDone(transfers);
+    }
+
     private static boolean allDone(Transfer[] transfers) {
         for (Transfer t : transfers) {
             if (t != null && !t.isDone()) {

@@ -16,14 +16,20 @@ public final class ChainBroadcast {
     private ChainBroadcast() {
     }
 
-    /** {@code data} is the root's input on the root, the output elsewhere. */
-    public static void run(AlgorithmContext ctx, Region data, long count, int root) {
+    /**
+     * @param input the root's input (ignored elsewhere): the root sends from it, and copies it into {@code data}
+     *              while it waits on the chain (nothing to copy in place)
+     * @param data  the output
+     */
+    public static void run(AlgorithmContext ctx, Region input, Region data, long count, int root) {
         int n = ctx.size();
         int position = Math.floorMod(ctx.rank() - root, n);
         int next = position == n - 1 ? -1 : Math.floorMod(ctx.rank() + 1, n);
         int typeSize = data.buffer().type().size();
         if (position == 0) {
-            Pipeline.exchange(ctx, data, count, next, -1, 0, null, typeSize);
+            LocalCopy copy = new LocalCopy(input, data, count, ctx.scratch());
+            Pipeline.exchange(ctx, typeSize, copy, new Pipeline.Leg(input, count, next, -1, 0, null));
+            copy.finish();
             return;
         }
         int previous = Math.floorMod(ctx.rank() - 1, n);

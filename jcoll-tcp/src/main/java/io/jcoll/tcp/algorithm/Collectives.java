@@ -54,8 +54,7 @@ public final class Collectives {
                 if (n > 1 && whole && outputBytes <= ctx.tuning().smallAllGatherBytes()) {
                     BruckAllGather.run(ctx, send, recv, count); // log2(n) steps for small blocks
                 } else {
-                    LocalOps.copy(send.plus(from), recv.plus(ctx.rank() * count + from), part, ctx.scratch());
-                    RingAllGather.run(ctx, recv, Blocks.part(count, from, to));
+                    RingAllGather.run(ctx, send.plus(from), recv, Blocks.part(count, from, to));
                 }
             }
             case REDUCE_SCATTER -> reduceScatter(ctx, call, send, recv, from, to);
@@ -85,16 +84,17 @@ public final class Collectives {
     }
 
     private static void broadcast(AlgorithmContext ctx, Call call, Region send, Region recv, long count) {
-        if (ctx.rank() == call.root()) {
-            LocalOps.copy(send, recv, count, ctx.scratch());
-        }
-        if (ctx.size() == 1) {
+        boolean root = ctx.rank() == call.root();
+        if (ctx.size() > 1 && count * call.type().size() > ctx.tuning().smallBroadcastBytes()) {
+            // the root streams from its input and copies it into its output while it waits on the chain
+            ChainBroadcast.run(ctx, root ? send : null, recv, count, call.root());
             return;
         }
-        if (count * call.type().size() <= ctx.tuning().smallBroadcastBytes()) {
+        if (root) {
+            LocalOps.copy(send, recv, count, ctx.scratch());
+        }
+        if (ctx.size() > 1) {
             BinomialBroadcast.run(ctx, recv, count, call.root());
-        } else {
-            ChainBroadcast.run(ctx, recv, count, call.root());
         }
     }
 

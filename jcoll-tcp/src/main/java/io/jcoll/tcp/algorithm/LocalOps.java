@@ -11,21 +11,9 @@ public final class LocalOps {
     private LocalOps() {
     }
 
-    /** Copies {@code count} elements; nothing to do when both regions are the same memory. */
+    /** Copies {@code count} elements now; nothing to do when both regions are the same memory. */
     public static void copy(Region src, Region dst, long count, Scratch scratch) {
-        if (count == 0 || src.buffer().slice(src.element(), count).sameMemoryAs(dst.buffer().slice(dst.element(), count))) {
-            return;
-        }
-        int size = src.buffer().type().size();
-        int seg = Math.max(1, scratch.sendStage(0).capacity() / size);
-        for (long done = 0; done < count; done += seg) {
-            int n = (int) Math.min(seg, count - done);
-            ByteBuffer in = src.buffer().readable(src.byteOffset(done), n * size, scratch.sendStage(0));
-            long at = dst.byteOffset(done);
-            ByteBuffer out = dst.buffer().writable(at, n * size, scratch.dstStage());
-            out.put(0, in, 0, n * size);
-            dst.buffer().commit(at, out);
-        }
+        new LocalCopy(src, dst, count, scratch).finish();
     }
 
     /** Divides {@code count} elements in place by {@code n} (AVG's last step). */

@@ -24,7 +24,9 @@ public final class PairwiseAllToAll {
         int n = ctx.size();
         int typeSize = send.buffer().type().size();
         int rank = ctx.rank();
-        LocalOps.copy(send.plus(blocks.start(rank)), recv.plus(blocks.start(rank)), blocks.length(rank), ctx.scratch());
+        // this rank's own block is copied in the waits for its partners' (nothing to do in place)
+        LocalCopy own = new LocalCopy(send.plus(blocks.start(rank)), recv.plus(blocks.start(rank)), blocks.length(rank),
+                ctx.scratch());
         boolean powerOfTwo = Integer.bitCount(n) == 1;
         Pipeline.Leg[] legs = new Pipeline.Leg[n - 1];
         int step = 0;
@@ -38,6 +40,7 @@ public final class PairwiseAllToAll {
             legs[step++] = new Pipeline.Leg(send.plus(blocks.start(peer)), blocks.length(peer), peer, peer,
                     blocks.length(peer), sink);
         }
-        Pipeline.exchange(ctx, typeSize, legs);
+        Pipeline.exchange(ctx, typeSize, own, legs);
+        own.finish();
     }
 }

@@ -49,6 +49,15 @@ public final class Pipeline {
 
     /** Independent exchanges through one pipeline, in the order given (the same order at both ends of each). */
     public static void exchange(AlgorithmContext ctx, int typeSize, Leg... legs) {
+        exchange(ctx, typeSize, LocalCopy.none(), legs);
+    }
+
+    /**
+     * Independent exchanges through one pipeline, and a local copy done in the waits: before waiting on a
+     * segment, the rank copies pieces of {@code meanwhile} for as long as the segment is still moving. What is
+     * left of the copy afterwards is the caller's to finish; the copy must touch none of the legs' memory.
+     */
+    public static void exchange(AlgorithmContext ctx, int typeSize, LocalCopy meanwhile, Leg... legs) {
         Cut[] cuts = new Cut[legs.length];
         long units = 0; // segments of every leg, each sent and received in one slot
         for (int i = 0; i < legs.length; i++) {
@@ -61,6 +70,7 @@ public final class Pipeline {
         }
         for (long u = 0; u < units; u++) {
             int slot = (int) (u % DEPTH);
+            window.fillWait(slot, meanwhile);
             window.complete(slot);
             if (u + DEPTH < units) {
                 window.postNext(slot);
@@ -160,6 +170,13 @@ public final class Pipeline {
                 sends[slot] = p2p.send(leg.to(), view);
             } else {
                 sends[slot] = null;
+            }
+        }
+
+        /** Copies pieces of {@code meanwhile} while {@code slot}'s segment is still on its way. */
+        void fillWait(int slot, LocalCopy meanwhile) {
+            while (!meanwhile.finished() && !p2p.test(sends[slot], recvs[slot])) {
+                meanwhile.step();
             }
         }
 

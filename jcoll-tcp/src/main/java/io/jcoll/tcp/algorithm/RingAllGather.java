@@ -12,13 +12,26 @@ public final class RingAllGather {
 
     /** {@code data} holds every block at {@code blocks.start(i)}; block r is this rank's and is filled already. */
     public static void run(AlgorithmContext ctx, Region data, Blocks blocks) {
+        run(ctx, data.plus(blocks.start(ctx.rank())), data, blocks);
+    }
+
+    /**
+     * @param own  this rank's block: sent from here at the first step, and copied into its place in {@code data}
+     *             while the rank waits on the ring (nothing to copy when it is already there)
+     * @param data receives every block at {@code blocks.start(i)}
+     */
+    public static void run(AlgorithmContext ctx, Region own, Region data, Blocks blocks) {
         int n = ctx.size();
         int typeSize = data.buffer().type().size();
+        int rank = ctx.rank();
+        LocalCopy copy = new LocalCopy(own, data.plus(blocks.start(rank)), blocks.length(rank), ctx.scratch());
         for (int s = 0; s < n - 1; s++) {
             int sendBlock = ctx.peer(-s);
             int recvBlock = ctx.peer(-s - 1);
-            Pipeline.exchange(ctx, data.plus(blocks.start(sendBlock)), blocks.length(sendBlock), ctx.peer(1),
-                    ctx.peer(-1), blocks.length(recvBlock), Sink.into(data.plus(blocks.start(recvBlock))), typeSize);
+            Region source = s == 0 ? own : data.plus(blocks.start(sendBlock));
+            Pipeline.exchange(ctx, typeSize, copy, new Pipeline.Leg(source, blocks.length(sendBlock), ctx.peer(1),
+                    ctx.peer(-1), blocks.length(recvBlock), Sink.into(data.plus(blocks.start(recvBlock)))));
         }
+        copy.finish();
     }
 }

@@ -33,6 +33,11 @@ public final class Scratch implements AutoCloseable {
         this.memory = memory;
     }
 
+    /** The bytes each stage holds. */
+    public int stageBytes() {
+        return segmentBytes;
+    }
+
     /** What the stages are made of, for reports. */
     public HostMemory memory() {
         return memory;

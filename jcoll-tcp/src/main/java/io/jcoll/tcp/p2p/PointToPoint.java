@@ -32,6 +32,13 @@ public interface PointToPoint {
     /** Waits until every given transfer is done, making progress on all posted transfers meanwhile. */
     void await(Transfer... transfers);
 
+    /**
+     * Makes what progress it can on the posted transfers without waiting, and says whether every given one is
+     * done: so that a rank can do its own local work (a copy of its own block) in the time it would otherwise
+     * spend waiting on its peers. Tests the transfers in the order {@link #await} would wait on them.
+     */
+    boolean test(Transfer... transfers);
+
     /** A posted send or receive. */
     interface Transfer {
         boolean isDone();

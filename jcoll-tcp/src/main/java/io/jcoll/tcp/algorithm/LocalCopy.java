@@ -1,0 +1,74 @@
+package io.jcoll.tcp.algorithm;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A copy within this rank, done a piece at a time so that it can fill the time the rank would otherwise spend
+ * waiting on the network: the root's copy of a broadcast's input into its output, a rank's own block of an
+ * all-gather or all-to-all. Over loopback a sender waits while its peer copies the bytes out of the kernel, and
+ * that wait is enough for the copy (see {@link Pipeline#exchange(AlgorithmContext, int, LocalCopy, Pipeline.Leg...)}).
+ * Nothing to do when both regions are the same memory (in place).
+ */
+public final class LocalCopy {
+
+    /** Bytes per piece: short, so that the rank looks at the network again soon after each. */
+    static final int PIECE_BYTES = 128 << 10;
+
+    private final Region src;
+    private final Region dst;
+    private final long count;
+    private final Scratch scratch;
+    private final int size;
+    private final int piece;
+    private long done;
+
+    public LocalCopy(Region src, Region dst, long count, Scratch scratch) {
+        this.src = src;
+        this.dst = dst;
+        this.count = count;
+        this.scratch = scratch;
+        if (count == 0) {
+            this.size = 1;
+            this.piece = 1;
+            return;
+        }
+        this.size = src.buffer().type().size();
+        this.piece = Math.max(1, Math.min(PIECE_BYTES, scratch.stageBytes()) / size);
+        boolean inPlace = src.buffer().slice(src.element(), count).sameMemoryAs(dst.buffer().slice(dst.element(), count));
+        this.done = inPlace ? count : 0;
+    }
+
+    /** A copy of nothing, for exchanges with no local work beside them. */
+    public static LocalCopy none() {
+        return new LocalCopy(null, null, 0, null);
+    }
+
+    /** Whether every element has been copied. */
+    public boolean finished() {
+        return done >= count;
+    }
+
+    /**
+     * Copies the next piece (through the own and output stages where a buffer is not byte-addressable: a
+     * pipeline's stages in flight are the send and receive ones).
+     */
+    public void step() {
+        if (finished()) {
+            return;
+        }
+        int n = (int) Math.min(piece, count - done);
+        ByteBuffer in = src.buffer().readable(src.byteOffset(done), n * size, scratch.ownStage());
+        long at = dst.byteOffset(done);
+        ByteBuffer out = dst.buffer().writable(at, n * size, scratch.dstStage());
+        out.put(0, in, 0, n * size);
+        dst.buffer().commit(at, out);
+        done += n;
+    }
+
+    /** Copies whatever is left. */
+    public void finish() {
+        while (!finished()) {
+            step();
+        }
+    }
+}
