@@ -166,6 +166,13 @@ public final class Perf {
      * mid-sweep is thrown away and recompiled while the next size is timed;</li>
      * <li>where the sweep reaches 1 MB, {@link #JIT_WARMUP_LARGE_CALLS} calls on 1 MB and
      * {@link #SPLIT_WARMUP_CALLS} on up to 8 MB;</li>
+     * <li>the rehearsal once more: its larger sizes take branches its first sizes did not (a reduction's
+     * vectorised chunks), the JIT throws away the code compiled without them, and the methods then run
+     * slower code, profiled afresh, for thousands of calls before C2 compiles them again; with no compilation
+     * meanwhile, the wait below cannot see it. Measured on 2 cores, 2 ranks, `-b 8 -e 32K -w 500 -i 5000`:
+     * ReduceScatter's and All-to-All's first size took 36-84 us with one pass (C2 recompiling
+     * RecursiveHalvingReduceScatter.run and Reductions.combine while it was timed, -XX:+PrintCompilation),
+     * 10-18 us with two; benchmarks/RESULTS.md;</li>
      * <li>a wait for the compiler to finish: with as many ranks as cores, a compilation still queued runs beside
      * the first timed sizes and takes a rank's core.</li>
      * </ol>
@@ -176,17 +183,23 @@ public final class Perf {
             long maxBytes) {
         long first = sizes.isEmpty() ? 0 : sizes.get(0);
         warmUp(comm, o, arenas, Math.min(Math.max(first, 1024), Math.min(maxBytes, SMALL_BYTES)), JIT_WARMUP_CALLS);
+        rehearseSmallSizes(comm, o, arenas, sizes);
+        if (maxBytes >= (1 << 20)) {
+            warmUp(comm, o, arenas, 1 << 20, JIT_WARMUP_LARGE_CALLS);
+            warmUp(comm, o, arenas, Math.min(maxBytes, SPLIT_WARMUP_BYTES), SPLIT_WARMUP_CALLS);
+        }
+        rehearseSmallSizes(comm, o, arenas, sizes);
+        JitQuiet.await(Duration.ofMillis(200), Duration.ofSeconds(10));
+        comm.barrier();
+    }
+
+    /** Measures and checks each sweep size up to {@link #SMALL_BYTES} as the sweep will, dropping the figures. */
+    private static void rehearseSmallSizes(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
         for (long bytes : sizes) {
             if (bytes <= SMALL_BYTES) {
                 measure(comm, o, arenas, bytes, REHEARSAL_CALLS / 10, REHEARSAL_CALLS, false);
             }
         }
-        if (maxBytes >= (1 << 20)) {
-            warmUp(comm, o, arenas, 1 << 20, JIT_WARMUP_LARGE_CALLS);
-            warmUp(comm, o, arenas, Math.min(maxBytes, SPLIT_WARMUP_BYTES), SPLIT_WARMUP_CALLS);
-        }
-        JitQuiet.await(Duration.ofMillis(200), Duration.ofSeconds(10));
-        comm.barrier();
     }
 
     private static void warmUp(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes, int calls) {
