@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 
 /**
  * The side-by-side table of {@code benchmarks/compare/compare.sh}: for each op, rank
@@ -83,7 +84,7 @@ public final class Comparison {
      * @param ratio jcoll's row and the peers' rows of one round to the ratio, NaN where it has none
      */
     static double[] ratioRange(List<ResultRow> ours, List<List<ResultRow>> peers,
-            java.util.function.BiFunction<ResultRow, List<ResultRow>, Double> ratio) {
+            BiFunction<ResultRow, List<ResultRow>, Double> ratio) {
         int rounds = ours == null ? 0 : ours.size();
         for (List<ResultRow> p : peers) {
             rounds = Math.min(rounds, p.size());
@@ -107,14 +108,18 @@ public final class Comparison {
 
     /** jcoll's bus bandwidth over the best peer's. */
     static double overBestPeer(ResultRow ours, List<ResultRow> peers) {
-        double best = peers.stream().mapToDouble(ResultRow::busbw).max().orElse(0);
-        return best > 0 ? ours.busbw() / best : Double.NaN;
+        return over(ours.busbw(), peers);
     }
 
     /** jcoll's in-place bus bandwidth over the best peer's. */
     static double inPlaceOverBestPeer(ResultRow ours, List<ResultRow> peers) {
+        return over(ours.busbwInPlace(), peers);
+    }
+
+    /** A bus bandwidth over the best peer's; NaN where either is missing. */
+    private static double over(double busbw, List<ResultRow> peers) {
         double best = peers.stream().mapToDouble(ResultRow::busbw).max().orElse(0);
-        return best > 0 && !Double.isNaN(ours.busbwInPlace()) ? ours.busbwInPlace() / best : Double.NaN;
+        return best > 0 && !Double.isNaN(busbw) ? busbw / best : Double.NaN;
     }
 
     /** jcoll's time over the one peer given. */
@@ -122,8 +127,23 @@ public final class Comparison {
         return peer.get(0).timeUs() > 0 ? ours.timeUs() / peer.get(0).timeUs() : Double.NaN;
     }
 
-    private static String withRange(String median, double[] range) {
-        return range == null ? median : median + String.format(Locale.ROOT, " (%.2f-%.2f)", range[0], range[1]);
+    /**
+     * One ratio's cell: its value at the medians, then its range over the rounds; "-" where it has no value.
+     *
+     * @param ours   jcoll's rounds at the point (null where it has none)
+     * @param peers  the rounds of each peer the ratio takes
+     */
+    private static String ratioCell(List<ResultRow> ours, List<List<ResultRow>> peers,
+            BiFunction<ResultRow, List<ResultRow>, Double> ratio) {
+        ResultRow median = ResultRow.median(ours);
+        double r = median == null || peers.isEmpty() ? Double.NaN
+                : ratio.apply(median, peers.stream().map(ResultRow::median).toList());
+        if (Double.isNaN(r)) {
+            return "-";
+        }
+        double[] range = ratioRange(ours, peers, ratio);
+        String cell = String.format(Locale.ROOT, "%.2fx", r);
+        return range == null ? cell : cell + String.format(Locale.ROOT, " (%.2f-%.2f)", range[0], range[1]);
     }
 
     private static List<String> peers(List<ResultRow> rows) {
@@ -151,32 +171,24 @@ public final class Comparison {
         for (Map.Entry<Point, Map<String, List<ResultRow>>> e : byPoint(rows).entrySet()) {
             Point p = e.getKey();
             Map<String, List<ResultRow>> bySystem = e.getValue();
-            ResultRow ours = ResultRow.median(bySystem.get(OURS));
+            List<ResultRow> ourRounds = bySystem.get(OURS);
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-14s %5d %11d  %22s", p.op(),
-                    p.ranks(), p.bytes(), cell(ours)));
+                    p.ranks(), p.bytes(), cell(ResultRow.median(ourRounds))));
             for (String peer : peers) {
                 ResultRow median = ResultRow.median(bySystem.get(peer));
                 line.append("  ").append(String.format(Locale.ROOT, "%22s", cell(median)));
             }
             List<List<ResultRow>> peerRounds = peers.stream().map(bySystem::get).filter(r -> r != null).toList();
-            List<ResultRow> peerMedians = peerRounds.stream().map(ResultRow::median).toList();
-            double overBest = ours == null || peerMedians.isEmpty() ? Double.NaN : overBestPeer(ours, peerMedians);
-            String ratio = Double.isNaN(overBest) ? "-" : String.format(Locale.ROOT, "%.2fx", overBest);
             line.append(String.format(Locale.ROOT, "   %15s",
-                    withRange(ratio, ratioRange(bySystem.get(OURS), peerRounds, Comparison::overBestPeer))));
+                    ratioCell(ourRounds, peerRounds, Comparison::overBestPeer)));
             for (String peer : peers) {
-                ResultRow r = ResultRow.median(bySystem.get(peer));
-                String time = ours == null || r == null ? "-"
-                        : String.format(Locale.ROOT, "%.2fx", ours.timeUs() / r.timeUs());
-                double[] range = r == null ? null
-                        : ratioRange(bySystem.get(OURS), List.of(bySystem.get(peer)), Comparison::timeOver);
-                line.append(String.format(Locale.ROOT, "  %" + (5 + peer.length()) + "s", withRange(time, range)));
+                List<ResultRow> rounds = bySystem.get(peer);
+                line.append(String.format(Locale.ROOT, "  %" + (5 + peer.length()) + "s",
+                        rounds == null ? "-" : ratioCell(ourRounds, List.of(rounds), Comparison::timeOver)));
             }
             if (inPlace) {
-                double r = ours == null || peerMedians.isEmpty() ? Double.NaN : inPlaceOverBestPeer(ours, peerMedians);
-                line.append(String.format(Locale.ROOT, "   %24s", Double.isNaN(r) ? "-" : withRange(
-                        String.format(Locale.ROOT, "%.2fx", r),
-                        ratioRange(bySystem.get(OURS), peerRounds, Comparison::inPlaceOverBestPeer))));
+                line.append(String.format(Locale.ROOT, "   %24s",
+                        ratioCell(ourRounds, peerRounds, Comparison::inPlaceOverBestPeer)));
             }
             out.println(line);
         }
