@@ -14,12 +14,13 @@ public final class LocalCopy {
     /** Bytes per piece: short, so that the rank looks at the network again soon after each. */
     static final int PIECE_BYTES = 128 << 10;
 
+    /** A copy of nothing, for exchanges with no local work beside them: finished from the start. */
+    public static final LocalCopy NONE = new LocalCopy(null, null, 0, null);
+
     private final Region src;
     private final Region dst;
     private final long count;
     private final Scratch scratch;
-    private final int size;
-    private final int piece;
     private long done;
 
     public LocalCopy(Region src, Region dst, long count, Scratch scratch) {
@@ -27,20 +28,9 @@ public final class LocalCopy {
         this.dst = dst;
         this.count = count;
         this.scratch = scratch;
-        if (count == 0) {
-            this.size = 1;
-            this.piece = 1;
-            return;
-        }
-        this.size = src.buffer().type().size();
-        this.piece = Math.max(1, Math.min(PIECE_BYTES, scratch.stageBytes()) / size);
-        boolean inPlace = src.buffer().slice(src.element(), count).sameMemoryAs(dst.buffer().slice(dst.element(), count));
+        boolean inPlace = count > 0
+                && src.buffer().slice(src.element(), count).sameMemoryAs(dst.buffer().slice(dst.element(), count));
         this.done = inPlace ? count : 0;
-    }
-
-    /** A copy of nothing, for exchanges with no local work beside them. */
-    public static LocalCopy none() {
-        return new LocalCopy(null, null, 0, null);
     }
 
     /** Whether every element has been copied. */
@@ -56,6 +46,8 @@ public final class LocalCopy {
         if (finished()) {
             return;
         }
+        int size = src.buffer().type().size();
+        int piece = Math.max(1, Math.min(PIECE_BYTES, scratch.stageBytes()) / size); // elements, within a stage
         int n = (int) Math.min(piece, count - done);
         ByteBuffer in = src.buffer().readable(src.byteOffset(done), n * size, scratch.ownStage());
         long at = dst.byteOffset(done);

@@ -49,7 +49,7 @@ public final class Pipeline {
 
     /** Independent exchanges through one pipeline, in the order given (the same order at both ends of each). */
     public static void exchange(AlgorithmContext ctx, int typeSize, Leg... legs) {
-        exchange(ctx, typeSize, LocalCopy.none(), legs);
+        exchange(ctx, typeSize, LocalCopy.NONE, legs);
     }
 
     /**

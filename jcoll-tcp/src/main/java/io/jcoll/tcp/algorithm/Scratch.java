@@ -10,9 +10,10 @@ import java.nio.ByteOrder;
  * message size: {@link Pipeline#DEPTH} send and receive stages (segments in
  * flight each way), one stage each for a reduction's inputs and output, and
  * two whole-message buffers for the small-message algorithms (at most one
- * segment each: a recursive-halving ReduceScatter holds an input of up to one segment). Allocated on first use, reused afterwards,
- * from {@link HostMemory}: page-locked where a GPU runtime offers it, so that
- * GPU buffers staged through here are copied by the copy engines directly.
+ * segment each: a recursive-halving ReduceScatter holds an input of up to one
+ * segment). Allocated on first use, reused afterwards, from {@link HostMemory}:
+ * page-locked where a GPU runtime offers it, so that GPU buffers staged through
+ * here are copied by the copy engines directly.
  */
 public final class Scratch implements AutoCloseable {
 

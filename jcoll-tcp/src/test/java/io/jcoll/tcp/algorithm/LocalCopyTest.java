@@ -52,7 +52,7 @@ class LocalCopyTest {
     void inPlaceOrEmptyThereIsNothingToDo(Data.Kind kind) {
         HostBuffer b = Data.buffer(DataType.INT32, kind, 10, new double[10]);
         assertTrue(new LocalCopy(new Region(b, 2), new Region(b, 2), 5, new Scratch(64)).finished());
-        assertTrue(LocalCopy.none().finished());
+        assertTrue(LocalCopy.NONE.finished());
         assertFalse(new LocalCopy(new Region(b, 0), new Region(b, 5), 5, new Scratch(64)).finished());
     }
 }
