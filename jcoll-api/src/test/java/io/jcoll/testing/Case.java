@@ -20,6 +20,15 @@ import java.util.List;
 public record Case(Operation operation, DataType type, ReduceOp op, int count, boolean inPlace, Data.Kind kind,
                    int root, long id) {
 
+    /** The collectives that move data, each case's operation. */
+    public static final List<Operation> COLLECTIVES = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER,
+            Operation.REDUCE_SCATTER, Operation.ALL_TO_ALL, Operation.BROADCAST);
+
+    /** Whether {@code o} takes a reduce op. */
+    public static boolean reduces(Operation o) {
+        return o == Operation.ALL_REDUCE || o == Operation.REDUCE_SCATTER;
+    }
+
     /** Every rank's input for this case. */
     public double[][] inputs(int n) {
         int perRank = switch (operation) {
@@ -144,16 +153,14 @@ public record Case(Operation operation, DataType type, ReduceOp op, int count, b
         List<Case> cases = new ArrayList<>();
         long id = firstId;
         Data.Kind[] kinds = Data.Kind.values();
-        for (Operation o : List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER, Operation.REDUCE_SCATTER,
-                Operation.ALL_TO_ALL, Operation.BROADCAST)) {
-            boolean reduces = o == Operation.ALL_REDUCE || o == Operation.REDUCE_SCATTER;
+        for (Operation o : COLLECTIVES) {
             for (DataType t : DataType.values()) {
-                for (ReduceOp op : reduces ? ReduceOp.values() : new ReduceOp[] {ReduceOp.SUM}) {
+                for (ReduceOp op : reduces(o) ? ReduceOp.values() : new ReduceOp[] {ReduceOp.SUM}) {
                     for (int count : counts) {
                         for (boolean inPlace : withInPlace ? new boolean[] {false, true} : new boolean[] {false}) {
                             Data.Kind kind = kinds[(int) (id % kinds.length)];
                             int root = (int) (id % n);
-                            cases.add(new Case(o, t, reduces ? op : null, count, inPlace, kind, root, id++));
+                            cases.add(new Case(o, t, reduces(o) ? op : null, count, inPlace, kind, root, id++));
                         }
                     }
                 }

@@ -84,9 +84,6 @@ class SoakTest {
         }
     }
 
-    static final List<Operation> OPERATIONS = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER,
-            Operation.REDUCE_SCATTER, Operation.ALL_TO_ALL, Operation.BROADCAST);
-
     /** The longest message the mix draws, in elements per rank (or per block). */
     static final int LARGEST_COUNT = 70_000;
 
@@ -102,9 +99,8 @@ class SoakTest {
         List<Case> cases = new ArrayList<>();
         for (Data.Kind kind : Data.Kind.values()) {
             for (boolean inPlace : new boolean[] {false, true}) {
-                for (Operation o : OPERATIONS) {
-                    boolean reduces = o == Operation.ALL_REDUCE || o == Operation.REDUCE_SCATTER;
-                    cases.add(new Case(o, DataType.FLOAT64, reduces ? ReduceOp.SUM : null, LARGEST_COUNT - 1,
+                for (Operation o : Case.COLLECTIVES) {
+                    cases.add(new Case(o, DataType.FLOAT64, Case.reduces(o) ? ReduceOp.SUM : null, LARGEST_COUNT - 1,
                             inPlace, kind, cases.size() % RANKS, seed - cases.size() - 1));
                 }
                 cases.add(new Case(Operation.REDUCE_SCATTER, DataType.FLOAT64, ReduceOp.SUM, oneSegmentOfInput,
@@ -117,19 +113,18 @@ class SoakTest {
     /** The same random sequence on every rank, from one seed: fresh each run, shared by the ranks. */
     static List<Case> mix(int calls, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        List<Operation> ops = OPERATIONS;
         DataType[] types = DataType.values();
         ReduceOp[] reductions = ReduceOp.values();
         Data.Kind[] kinds = Data.Kind.values();
         List<Case> cases = new ArrayList<>(calls);
         for (int i = 0; i < calls; i++) {
-            Operation o = ops.get(rnd.nextInt(ops.size()));
-            boolean reduces = o == Operation.ALL_REDUCE || o == Operation.REDUCE_SCATTER;
+            Operation o = Case.COLLECTIVES.get(rnd.nextInt(Case.COLLECTIVES.size()));
             // mostly small messages, now and then one that takes the pipelined ring
             int count = rnd.nextInt(100) < 97 ? rnd.nextInt(0, 600) : rnd.nextInt(20_000, LARGEST_COUNT);
-            cases.add(new Case(o, types[rnd.nextInt(types.length)], reduces ? reductions[rnd.nextInt(reductions.length)]
-                    : null, count, rnd.nextBoolean(), kinds[rnd.nextInt(kinds.length)], rnd.nextInt(RANKS),
-                    seed + i));
+            DataType type = types[rnd.nextInt(types.length)];
+            ReduceOp op = Case.reduces(o) ? reductions[rnd.nextInt(reductions.length)] : null;
+            cases.add(new Case(o, type, op, count, rnd.nextBoolean(), kinds[rnd.nextInt(kinds.length)],
+                    rnd.nextInt(RANKS), seed + i));
         }
         return cases;
     }
