@@ -24,19 +24,18 @@ bytes() { numfmt --from=iec "$1"; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 if [[ $mpi == 1 ]]; then
-  mpicc -O2 -o "$work/mpi_bench" "$here/mpi_bench.c"
-  mpirun=(mpirun --oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
-  [[ $(id -u) == 0 ]] && mpirun+=(--allow-run-as-root)
+  source "$here/openmpi.sh"
+  build_mpi_bench "$work"
 fi
 echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores; old $(git -C "$old" rev-parse --short HEAD)$(git -C "$old" diff --quiet || echo +changes), new $(git -C "$new" rev-parse --short HEAD)$(git -C "$new" diff --quiet || echo +changes)"
 echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds"
 
-# jcoll perf's data lines: size, count, type, op, root, out-of-place time, ...; keeps size and time
-jcoll_times() { "$1/jcoll" perf "$2" -n "$3" -b "$lo" -e "$hi" -f "$factor" -w "$warm" -i "$iters" 2>&1 \
-  | awk '/^\[0\] +[0-9]+ +[0-9]+ +[a-z]/ {print $2, $7}'; }
-# mpi_bench prints CSV rows: system,op,ranks,type,redop,bytes,count,time_us,...; keeps bytes and time
-mpi_times() { "${mpirun[@]}" -n "$2" "$work/mpi_bench" "$1" "$(bytes "$lo")" "$(bytes "$hi")" "$factor" "$warm" \
-  "$iters" 2>/dev/null | awk -F, '/^openmpi-tcp,/ {print $6, $8}'; }
+# both write results CSV rows (system,op,ranks,type,redop,bytes,count,time_us,...): keeps bytes and time
+bytes_and_time() { awk -F, '!/^system,/ && NF >= 8 {print $6, $8}' "$@"; }
+jcoll_times() { "$1/jcoll" perf "$2" -n "$3" -b "$lo" -e "$hi" -f "$factor" -w "$warm" -i "$iters" \
+  --transport tcp --csv "$work/jcoll.csv" >/dev/null 2>&1 && bytes_and_time "$work/jcoll.csv"; }
+mpi_times() { "${mpirun[@]}" -np "$2" "$work/mpi_bench" "$1" "$(bytes "$lo")" "$(bytes "$hi")" "$factor" "$warm" \
+  "$iters" 2>/dev/null | bytes_and_time; }
 
 for op in $ops; do
   for n in $ranks; do

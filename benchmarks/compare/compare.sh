@@ -41,20 +41,13 @@ fi
 mkdir -p "$out"
 header="system,op,ranks,type,redop,bytes,count,time_us,algbw_gbs,busbw_gbs,wrong"
 
-mpirun=(mpirun --oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
-[[ $(id -u) == 0 ]] && mpirun+=(--allow-run-as-root)
+source "$here/openmpi.sh"
 python=""
 for p in python3 /usr/bin/python3; do
   if "$p" -c "import torch" 2>/dev/null; then python=$p; break; fi
 done
 if [[ $only == *openmpi* ]]; then
-  if command -v mpicc >/dev/null; then
-    mpicc -O2 -o "$out/mpi_bench" "$here/mpi_bench.c" || { echo "compare: mpicc failed"; exit 1; }
-  elif [[ -x ${MPI_BENCH:-} ]]; then
-    cp "$MPI_BENCH" "$out/mpi_bench"   # built elsewhere against the same libmpi.so.40 (a host without mpicc)
-  else
-    echo "compare: no mpicc (apt-get install libopenmpi-dev), and MPI_BENCH names no prebuilt mpi_bench"; exit 1
-  fi
+  build_mpi_bench "$out" || { echo "compare: cannot run Open MPI"; exit 1; }
 fi
 [[ $only == *gloo* && -z $python ]] && { echo "compare: no python3 with torch (apt-get install python3-torch)"; exit 1; }
 
