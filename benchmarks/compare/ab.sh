@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
-# Two builds of jcoll side by side, alternated in rounds, with Open MPI over TCP timed in the same rounds: for
-# checking what one change does on a machine whose speed drifts (each round runs old, new, then Open MPI).
+# Builds or settings of jcoll side by side, alternated in rounds, with Open MPI over TCP timed in the same rounds:
+# for checking what one change does on a machine whose speed drifts (each round runs every variant, then Open MPI).
 #
-#   benchmarks/compare/ab.sh OLD_TREE NEW_TREE [-n "2"] [-o "broadcast alltoall allgather"] [-b 16M] [-e 16M]
-#                            [-f 2] [-w 5] [-i 20] [-r 3] [--no-mpi]
+#   benchmarks/compare/ab.sh [-n "2"] [-o "broadcast alltoall allgather"] [-b 16M] [-e 16M] [-f 2] [-w 5] [-i 20]
+#                            [-r 3] [--no-mpi] VARIANT...
+#   benchmarks/compare/ab.sh OLD_TREE NEW_TREE [options]          (the two-build form: variants old and new)
 #
-# OLD_TREE and NEW_TREE are built checkouts (`mvn -o -q package -DskipTests` in each; `git worktree add` makes the
-# old one). Prints, per op, rank count and size, each round's out-of-place time in microseconds for old, new and
-# Open MPI (the slowest rank's mean, as `jcoll perf` and mpi_bench report it), then the medians and new/old.
+# A VARIANT is NAME or NAME:VAR=VALUE,VAR=VALUE...: `./jcoll perf` of this checkout run with those environment
+# variables, so a build is JCOLL_CP=<its class path> (`./jcoll classpath` in a built tree, or a directory of its
+# jars put before the bundle's on a host without Maven) and a setting is e.g. JCOLL_TCP_MIN_SEGMENT=128K. A TREE
+# is a built checkout (`mvn -o -q package -DskipTests` in it; `git worktree add` makes an old one). Prints, per op,
+# rank count and size, each round's out-of-place time in microseconds for every variant and Open MPI (the slowest
+# rank's mean, as `jcoll perf` and mpi_bench report it), then the medians and each variant over the first.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-old="$1" new="$2"; shift 2
+root="$(cd "$here/../.." && pwd)"
 ranks="2" ops="broadcast alltoall allgather" lo=16M hi=16M factor=2 warm=5 iters=20 rounds=3 mpi=1
+variants=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) ranks="$2"; shift 2 ;; -o) ops="$2"; shift 2 ;; -b) lo="$2"; shift 2 ;; -e) hi="$2"; shift 2 ;;
     -f) factor="$2"; shift 2 ;; -w) warm="$2"; shift 2 ;; -i) iters="$2"; shift 2 ;; -r) rounds="$2"; shift 2 ;;
     --no-mpi) mpi=0; shift ;;
-    *) echo "ab: unknown argument $1"; exit 2 ;;
+    -*) echo "ab: unknown argument $1"; exit 2 ;;
+    *) if [[ -d $1 ]]; then  # a built tree: the first is old, the second new
+         label=$([[ ${#variants[@]} == 0 ]] && echo old || echo new)
+         variants+=("$label:JCOLL_CP=$("$1/jcoll" classpath)")
+       else
+         variants+=("$1")
+       fi
+       shift ;;
   esac
 done
+[[ ${#variants[@]} -ge 1 ]] || { echo "ab: name at least one variant (or two built trees)"; exit 2; }
 bytes() { numfmt --from=iec "$1"; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -27,13 +40,19 @@ if [[ $mpi == 1 ]]; then
   source "$here/openmpi.sh"
   build_mpi_bench "$work"
 fi
-echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores; old $(git -C "$old" rev-parse --short HEAD)$(git -C "$old" diff --quiet || echo +changes), new $(git -C "$new" rev-parse --short HEAD)$(git -C "$new" diff --quiet || echo +changes)"
+echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores, checkout $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +changes)"
+printf '# variant %s\n' "${variants[@]}"
 echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds"
 
 # both write results CSV rows (system,op,ranks,type,redop,bytes,count,time_us,...): keeps bytes and time
 bytes_and_time() { awk -F, '!/^system,/ && NF >= 8 {print $6, $8}' "$@"; }
-jcoll_times() { "$1/jcoll" perf "$2" -n "$3" -b "$lo" -e "$hi" -f "$factor" -w "$warm" -i "$iters" \
-  --transport tcp --csv "$work/jcoll.csv" >/dev/null 2>&1 && bytes_and_time "$work/jcoll.csv"; }
+jcoll_times() {  # VARIANT OP RANKS
+  local settings=() assignment
+  if [[ $1 == *:* ]]; then IFS=, read -ra settings <<< "${1#*:}"; fi
+  for assignment in "${settings[@]}"; do [[ $assignment == *=* ]] || { echo "ab: bad setting '$assignment' in $1" >&2; exit 2; }; done
+  env "${settings[@]}" "$root/jcoll" perf "$2" -n "$3" -b "$lo" -e "$hi" -f "$factor" -w "$warm" -i "$iters" \
+    --transport tcp --csv "$work/jcoll.csv" >/dev/null 2>&1 && bytes_and_time "$work/jcoll.csv"
+}
 mpi_times() { "${mpirun[@]}" -np "$2" "$work/mpi_bench" "$1" "$(bytes "$lo")" "$(bytes "$hi")" "$factor" "$warm" \
   "$iters" 2>/dev/null | bytes_and_time; }
 
@@ -41,11 +60,15 @@ for op in $ops; do
   for n in $ranks; do
     : > "$work/rows"
     for r in $(seq 1 "$rounds"); do
-      jcoll_times "$old" "$op" "$n" | sed "s/^/$r old /" >> "$work/rows"
-      jcoll_times "$new" "$op" "$n" | sed "s/^/$r new /" >> "$work/rows"
-      [[ $mpi == 1 ]] && mpi_times "$op" "$n" | sed "s/^/$r mpi /" >> "$work/rows"
+      # each round's times are printed as they come (#-lines), so that a run cut short still shows them
+      for v in "${variants[@]}"; do
+        jcoll_times "$v" "$op" "$n" | sed "s/^/$r ${v%%:*} /" | tee -a "$work/rows" | sed "s/^/# $op $n ranks, round /"
+      done
+      if [[ $mpi == 1 ]]; then
+        mpi_times "$op" "$n" | sed "s/^/$r mpi /" | tee -a "$work/rows" | sed "s/^/# $op $n ranks, round /"
+      fi
     done
-    python3 - "$op" "$n" "$work/rows" <<'EOF'
+    python3 - "$op" "$n" "$work/rows" "${variants[0]%%:*}" <<'EOF'
 import statistics, sys
 from collections import defaultdict
 op, n, path = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -53,14 +76,16 @@ t = defaultdict(dict)  # (size) -> system -> [per round]
 for line in open(path):
     r, system, size, us = line.split()
     t[int(size)].setdefault(system, []).append(float(us))
+first = sys.argv[4]
 for size in sorted(t):
     row = t[size]
     med = {s: statistics.median(v) for s, v in row.items()}
     rounds = "  ".join(f"{s} " + "/".join(f"{x:.0f}" for x in v) for s, v in row.items())
-    mpi = f", new/mpi {med['new'] / med['mpi']:.2f}x" if 'mpi' in med else ""
-    print(f"{op:13s} {n:>2s} ranks {size:>10d} B: medians old {med['old']:.0f} us, new {med['new']:.0f} us"
-          + (f", mpi {med['mpi']:.0f} us" if 'mpi' in med else "")
-          + f"; new/old {med['new'] / med['old']:.2f}x{mpi}   ({rounds})")
+    medians = ", ".join(f"{s} {m:.0f} us" for s, m in med.items())
+    ratios = ", ".join(f"{s}/{first} {m / med[first]:.2f}x" for s, m in med.items() if s not in (first, 'mpi'))
+    versus_mpi = ", ".join(f"{s}/mpi {m / med['mpi']:.2f}x" for s, m in med.items() if 'mpi' in med and s != 'mpi')
+    print(f"{op:13s} {n:>2s} ranks {size:>10d} B: medians {medians}; {ratios}{'; ' if ratios else ''}{versus_mpi}"
+          + f"   ({rounds})")
 EOF
   done
 done

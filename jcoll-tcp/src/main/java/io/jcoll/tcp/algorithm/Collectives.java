@@ -128,9 +128,6 @@ public final class Collectives {
         // in place, partials live in the input's own blocks; otherwise in the output's part, reused at every step
         RingReduceScatter.run(ctx, send, blocks,
                 call.inPlace() ? block -> send.plus(blocks.start(block)) : block -> recv.plus(from), op);
-        if (op == ReduceOp.AVG) {
-            LocalOps.divide(recv.plus(from), to - from, n, ctx.scratch());
-        }
     }
 
     private static Region region(io.jcoll.Buffer b) {

@@ -19,6 +19,13 @@ import java.nio.ByteBuffer;
  * all-to-all, this cannot deadlock: the rank whose oldest unfinished segment comes first (by step, then
  * segment) waits on a partner that has finished everything before that segment and not the segment itself,
  * so the segment is the partner's oldest, posted, and the pair completes it.
+ *
+ * <p>The legs can also form a chain ({@link #chain}): each leg sends on what the leg before it received, as the
+ * steps of a ring do. A segment then goes out as soon as the segments of the previous leg that it is made of
+ * have arrived and been handed to their sink, not when the whole previous leg has: the segments stream through
+ * the steps, and no step waits for its predecessor's last segment (a ring whose blocks are a few segments long
+ * would otherwise drain its window at every step). Over a chain the window holds at most as many segments as a
+ * leg has, since segment k of a leg waits on segment k of the one before.
  */
 public final class Pipeline {
 
@@ -58,40 +65,79 @@ public final class Pipeline {
      * left of the copy afterwards is the caller's to finish; the copy must touch none of the legs' memory.
      */
     public static void exchange(AlgorithmContext ctx, int typeSize, LocalCopy meanwhile, Leg... legs) {
+        run(ctx, typeSize, meanwhile, false, legs);
+    }
+
+    /**
+     * Legs that form a chain: every leg after the first sends, element for element, what the leg before it
+     * receives (its source is the memory that leg's sink writes), and each of its segments goes out once the
+     * segments it is made of have arrived. Both ends list the legs alike, as for {@link #exchange}; the chain
+     * cannot deadlock where every rank runs the same chain with its neighbours (a ring's steps), because a
+     * rank's oldest unfinished segment waits only on segments that come before it on its neighbours.
+     *
+     * @param meanwhile a local copy done in the waits, as for {@link #exchange(AlgorithmContext, int, LocalCopy, Leg...)}
+     */
+    public static void chain(AlgorithmContext ctx, int typeSize, LocalCopy meanwhile, Leg... legs) {
+        run(ctx, typeSize, meanwhile, true, legs);
+    }
+
+    private static void run(AlgorithmContext ctx, int typeSize, LocalCopy meanwhile, boolean chained, Leg... legs) {
         Cut[] cuts = new Cut[legs.length];
         long units = 0; // segments of every leg, each sent and received in one slot
         for (int i = 0; i < legs.length; i++) {
-            cuts[i] = new Cut(legs[i], ctx.tuning(), typeSize);
+            cuts[i] = new Cut(legs[i], ctx.tuning(), typeSize, units, chained && i > 0 ? cuts[i - 1] : null);
             units += cuts[i].segments;
         }
         Window window = new Window(ctx.p2p(), ctx.scratch(), typeSize, new Cursor(cuts));
-        for (long u = 0; u < Math.min(DEPTH, units); u++) {
-            window.postNext((int) u);
-        }
-        for (long u = 0; u < units; u++) {
-            int slot = (int) (u % DEPTH);
+        long posted = 0;
+        for (long done = 0; done < units; done++) {
+            // everything whose slot is free and whose data is here goes out; unit `done` always can (it depends
+            // only on earlier units), so the loop never waits on a segment it has not posted
+            while (posted < Math.min(units, done + DEPTH) && window.nextReadyAfter(done)) {
+                window.postNext((int) (posted++ % DEPTH));
+            }
+            int slot = (int) (done % DEPTH);
             window.fillWait(slot, meanwhile);
             window.complete(slot);
-            if (u + DEPTH < units) {
-                window.postNext(slot);
-            }
         }
     }
 
-    /** One leg cut into segments: each run by its own length, as its other end cuts it. */
+    /**
+     * One leg cut into segments: each run by its own length, as its other end cuts it. In a chain, a leg also
+     * knows the one before it, whose received segments its sent ones are made of.
+     */
     private static final class Cut {
         final Leg leg;
         final int sendSeg;
         final int recvSeg;
         final long recvSegments;
         final long segments;
+        /** The pipeline's index of this leg's first segment. */
+        final long firstUnit;
+        /** The leg whose received elements this one sends on; null when its source is ready from the start. */
+        final Cut feeder;
 
-        Cut(Leg leg, Tuning tuning, int typeSize) {
+        Cut(Leg leg, Tuning tuning, int typeSize, long firstUnit, Cut feeder) {
             this.leg = leg;
             this.sendSeg = tuning.segmentElements(typeSize, leg.sendCount());
             this.recvSeg = tuning.segmentElements(typeSize, leg.recvCount());
             this.recvSegments = segments(leg.recvCount(), recvSeg);
             this.segments = Math.max(segments(leg.sendCount(), sendSeg), recvSegments);
+            this.firstUnit = firstUnit;
+            this.feeder = feeder;
+        }
+
+        /**
+         * The pipeline's index of the last unit that must have completed before segment {@code k} can go: the
+         * feeder's segment holding the last element it sends (the cuts may differ where the lengths do); -1 for
+         * none.
+         */
+        long dependency(long k) {
+            if (feeder == null || feeder.recvSegments == 0 || k * sendSeg >= leg.sendCount()) {
+                return -1;
+            }
+            long lastElement = k * sendSeg + length(k, sendSeg, leg.sendCount()) - 1;
+            return feeder.firstUnit + Math.min(feeder.recvSegments - 1, lastElement / feeder.recvSeg);
         }
     }
 
@@ -146,6 +192,11 @@ public final class Pipeline {
             this.scratch = scratch;
             this.typeSize = typeSize;
             this.next = next;
+        }
+
+        /** Whether the cursor's segment has its data once units {@code [0, completed)} have completed. */
+        boolean nextReadyAfter(long completed) {
+            return next.cut().dependency(next.segment()) < completed;
         }
 
         /** Posts the cursor's segment in {@code slot} (whose stages are free) and moves the cursor on. */

@@ -58,6 +58,14 @@ public interface Sink {
 
     /** Reduces each arriving segment with this rank's {@code own} elements into {@code dst}. */
     static Sink reduce(Region own, Region dst, ReduceOp op, Scratch scratch) {
+        return reduce(own, dst, op, 1, scratch);
+    }
+
+    /**
+     * Reduces each arriving segment with this rank's {@code own} elements into {@code dst}, and divides the
+     * result by {@code divisor} when it is more than 1 (AVG, where this reduction completes the sum).
+     */
+    static Sink reduce(Region own, Region dst, ReduceOp op, int divisor, Scratch scratch) {
         DataType type = dst.buffer().type();
         return new Sink() {
             @Override
@@ -72,6 +80,9 @@ public interface Sink {
                 long at = dst.byteOffset(first);
                 ByteBuffer out = dst.buffer().writable(at, bytes, scratch.dstStage());
                 Reductions.combine(type, op, landed, mine, out, n);
+                if (divisor > 1) {
+                    Reductions.divide(type, out, n, divisor);
+                }
                 dst.buffer().commit(at, out);
             }
         };
