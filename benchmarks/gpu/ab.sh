@@ -5,6 +5,8 @@
 #   [OLD_JARS=.gpu-old] RANKS="8 4" OPS="allreduce allgather" [LO=8M HI=32M ROUNDS=2 LIMIT=200] \
 #     [VARIANTS="new-128K:JCOLL_TCP_MIN_SEGMENT=128K ch1:JCOLL_TCP_CHANNELS=1"] bash benchmarks/gpu/ab.sh
 # Writes $OUT/ab.log (and lscpu.txt); each ab.sh run is cut at LIMIT seconds, its finished rounds kept.
+# An old build's jars, here: mkdir .gpu-old && cp OLD_TREE/jcoll-*/target/jcoll-*-SNAPSHOT.jar
+#   OLD_TREE/benchmarks/target/benchmarks-*-SNAPSHOT.jar .gpu-old/ (not the shaded benchmarks.jar: carry is 64 MiB).
 set -uo pipefail
 source "$(dirname "$0")/steps.sh"
 export MPI_BENCH=$PWD/.gpu-tests/mpi_bench
