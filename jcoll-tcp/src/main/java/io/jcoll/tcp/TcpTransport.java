@@ -2,6 +2,7 @@ package io.jcoll.tcp;
 
 import io.jcoll.Buffer;
 import io.jcoll.NetworkReport;
+import io.jcoll.spi.Settings;
 import io.jcoll.spi.StagedAccess;
 import io.jcoll.exceptions.BootstrapException;
 import io.jcoll.exceptions.CollectiveTimeoutException;
@@ -86,9 +87,8 @@ final class TcpTransport implements Transport {
         // 200 us in two runs of three; on 32 cores no difference either way; benchmarks/RESULTS.md)
         Duration spin = ctx.settings().getDuration("JCOLL_TCP_SPIN", DEFAULT_SPIN);
         int socketBuffer = (int) ctx.settings().getBytes("JCOLL_TCP_SOCKET_BUFFER", 0);
-        // oversubscribed (more local ranks than cores), a spinning rank would hold the core its peer needs:
-        // it yields instead, as Open MPI does when oversubscribed
-        boolean oversubscribed = ctx.localSize() > Runtime.getRuntime().availableProcessors();
+        boolean yieldWhileSpinning = yieldWhileSpinning(ctx.settings(), ctx.localSize(),
+                Runtime.getRuntime().availableProcessors());
         // page-locked stages where a GPU runtime offers them: GPU buffers then copy at the copy engines' speed
         HostMemory stages = ctx.settings().getInt("JCOLL_TCP_PINNED", 1) == 1 ? HostMemory.pinnedOrDirect() : HostMemory.DIRECT;
         Channel[] channels = new Channel[plan.channels()];
@@ -99,7 +99,7 @@ final class TcpTransport implements Transport {
                         : Mesh.connect(ctx.rank(), ctx.size(), ctx.store(), "tcp/c" + c + "/endpoint/",
                         ctx.advertiseAddress(), ctx.token(), ctx.timeout(), socketBuffer);
                 first = first == null ? connections : first;
-                TcpLink link = new TcpLink(ctx.rank(), ctx.size(), connections, spin.toNanos(), oversubscribed);
+                TcpLink link = new TcpLink(ctx.rank(), ctx.size(), connections, spin.toNanos(), yieldWhileSpinning);
                 channels[c] = new Channel(link, new AlgorithmContext(link, new Scratch(tuning.segmentBytes(), stages),
                         tuning));
             }
@@ -129,6 +129,21 @@ final class TcpTransport implements Transport {
     }
 
     /** The interfaces this rank's connections leave through, as the kernel bound them. */
+    /**
+     * Whether a spinning wait yields its core (JCOLL_TCP_YIELD: {@code 1}, {@code 0}, or {@code auto}, the
+     * default: when there are more local ranks than cores). Oversubscribed, a spinning rank would hold the core
+     * that the rank it waits for needs, so it yields, as Open MPI does when oversubscribed.
+     */
+    static boolean yieldWhileSpinning(Settings settings, int localRanks, int cores) {
+        String mode = settings.get("JCOLL_TCP_YIELD").orElse("auto");
+        return switch (mode) {
+            case "1" -> true;
+            case "0" -> false;
+            case "auto" -> localRanks > cores;
+            default -> throw new IllegalArgumentException("JCOLL_TCP_YIELD must be auto, 1 or 0 (was " + mode + ")");
+        };
+    }
+
     private static NetworkReport describe(Connection[] connections, HostMemory stages, int channels) {
         Set<String> interfaces = new TreeSet<>();
         for (Connection c : connections) {
