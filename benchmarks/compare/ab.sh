@@ -16,7 +16,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 ranks="2" ops="broadcast alltoall allgather" lo=16M hi=16M factor=2 warm=5 iters=20 rounds=3 mpi=1
-variants=()
+variants=() shown=()  # each variant, and how the header names it
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) ranks="$2"; shift 2 ;; -o) ops="$2"; shift 2 ;; -b) lo="$2"; shift 2 ;; -e) hi="$2"; shift 2 ;;
@@ -26,8 +26,9 @@ while [[ $# -gt 0 ]]; do
     *) if [[ -d $1 ]]; then  # a built tree: the first is old, the second new
          label=$([[ ${#variants[@]} == 0 ]] && echo old || echo new)
          variants+=("$label:JCOLL_CP=$("$1/jcoll" classpath)")
+         shown+=("$label: the build in $1 ($(git -C "$1" rev-parse --short HEAD)$(git -C "$1" diff --quiet || echo +changes))")
        else
-         variants+=("$1")
+         variants+=("$1") shown+=("$1")
        fi
        shift ;;
   esac
@@ -41,7 +42,7 @@ if [[ $mpi == 1 ]]; then
   build_mpi_bench "$work"
 fi
 echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores, checkout $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +changes)"
-printf '# variant %s\n' "${variants[@]}"
+printf '# variant %s\n' "${shown[@]}"
 echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds"
 
 # both write results CSV rows (system,op,ranks,type,redop,bytes,count,time_us,...): keeps bytes and time
@@ -84,8 +85,8 @@ for size in sorted(t):
     medians = ", ".join(f"{s} {m:.0f} us" for s, m in med.items())
     ratios = ", ".join(f"{s}/{first} {m / med[first]:.2f}x" for s, m in med.items() if s not in (first, 'mpi'))
     versus_mpi = ", ".join(f"{s}/mpi {m / med['mpi']:.2f}x" for s, m in med.items() if 'mpi' in med and s != 'mpi')
-    print(f"{op:13s} {n:>2s} ranks {size:>10d} B: medians {medians}; {ratios}{'; ' if ratios else ''}{versus_mpi}"
-          + f"   ({rounds})")
+    parts = "; ".join(p for p in (f"medians {medians}", ratios, versus_mpi) if p)
+    print(f"{op:13s} {n:>2s} ranks {size:>10d} B: {parts}   ({rounds})")
 EOF
   done
 done
