@@ -6,7 +6,8 @@
  * all-reduce, recursive-halving reduce-scatter, Bruck all-gather, linear
  * all-to-all, binomial broadcast, dissemination barrier.
  * {@link io.jcoll.tcp.algorithm.Pipeline} is the single segmented data-moving
- * loop the bandwidth algorithms share; {@link io.jcoll.tcp.algorithm.Collectives}
+ * loop the bandwidth algorithms share (a ring's steps run through it as one
+ * chain, each segment going on as soon as it is ready); {@link io.jcoll.tcp.algorithm.Collectives}
  * picks an algorithm for a call, or for one part of it.
  */
 package io.jcoll.tcp.algorithm;
