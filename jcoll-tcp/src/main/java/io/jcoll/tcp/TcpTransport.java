@@ -128,7 +128,6 @@ final class TcpTransport implements Transport {
         return transport;
     }
 
-    /** The interfaces this rank's connections leave through, as the kernel bound them. */
     /**
      * Whether a spinning wait yields its core (JCOLL_TCP_YIELD: {@code 1}, {@code 0}, or {@code auto}, the
      * default: when there are more local ranks than cores). Oversubscribed, a spinning rank would hold the core
@@ -144,6 +143,7 @@ final class TcpTransport implements Transport {
         };
     }
 
+    /** The interfaces this rank's connections leave through, as the kernel bound them. */
     private static NetworkReport describe(Connection[] connections, HostMemory stages, int channels) {
         Set<String> interfaces = new TreeSet<>();
         for (Connection c : connections) {

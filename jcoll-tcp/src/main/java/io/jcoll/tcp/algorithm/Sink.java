@@ -56,14 +56,9 @@ public interface Sink {
         };
     }
 
-    /** Reduces each arriving segment with this rank's {@code own} elements into {@code dst}. */
-    static Sink reduce(Region own, Region dst, ReduceOp op, Scratch scratch) {
-        return reduce(own, dst, op, 1, scratch);
-    }
-
     /**
      * Reduces each arriving segment with this rank's {@code own} elements into {@code dst}, and divides the
-     * result by {@code divisor} when it is more than 1 (AVG, where this reduction completes the sum).
+     * result by {@code divisor} when it is more than 1 (AVG, where this reduction completes the sum; 1 otherwise).
      */
     static Sink reduce(Region own, Region dst, ReduceOp op, int divisor, Scratch scratch) {
         DataType type = dst.buffer().type();
