@@ -51,16 +51,12 @@ public final class Pipeline {
     /** One exchange through the pipeline; see {@link Leg} for the arguments. */
     public static void exchange(AlgorithmContext ctx, Region source, long sendCount, int to,
                                 int from, long recvCount, Sink sink, int typeSize) {
-        exchange(ctx, typeSize, new Leg(source, sendCount, to, from, recvCount, sink));
-    }
-
-    /** Independent exchanges through one pipeline, in the order given (the same order at both ends of each). */
-    public static void exchange(AlgorithmContext ctx, int typeSize, Leg... legs) {
-        exchange(ctx, typeSize, LocalCopy.NONE, legs);
+        exchange(ctx, typeSize, LocalCopy.NONE, new Leg(source, sendCount, to, from, recvCount, sink));
     }
 
     /**
-     * Independent exchanges through one pipeline, and a local copy done in the waits: before waiting on a
+     * Independent exchanges through one pipeline, in the order given (the same order at both ends of each), and a
+     * local copy done in the waits ({@link LocalCopy#NONE} for none): before waiting on a
      * segment, the rank copies pieces of {@code meanwhile} for as long as the segment is still moving. What is
      * left of the copy afterwards is the caller's to finish; the copy must touch none of the legs' memory.
      */

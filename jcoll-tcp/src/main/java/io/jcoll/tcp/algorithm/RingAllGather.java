@@ -11,11 +11,6 @@ public final class RingAllGather {
     private RingAllGather() {
     }
 
-    /** {@code data} holds every block at {@code blocks.start(i)}; block r is this rank's and is filled already. */
-    public static void run(AlgorithmContext ctx, Region data, Blocks blocks) {
-        run(ctx, data.plus(blocks.start(ctx.rank())), data, blocks);
-    }
-
     /**
      * @param own  this rank's block: sent from here at the first step, and copied into its place in {@code data}
      *             while the rank waits on the ring (nothing to copy when it is already there)
