@@ -27,9 +27,8 @@ public final class ChainBroadcast {
         int next = position == n - 1 ? -1 : Math.floorMod(ctx.rank() + 1, n);
         int typeSize = data.buffer().type().size();
         if (position == 0) {
-            LocalCopy copy = new LocalCopy(input, data, count, ctx.scratch());
-            Pipeline.exchange(ctx, typeSize, copy, new Pipeline.Leg(input, count, next, -1, 0, null));
-            copy.finish();
+            Pipeline.exchange(ctx, typeSize, new LocalCopy(input, data, count, ctx.scratch()),
+                    new Pipeline.Leg(input, count, next, -1, 0, null));
             return;
         }
         int previous = Math.floorMod(ctx.rank() - 1, n);

@@ -75,7 +75,7 @@ public final class Collectives {
 
     private static void allReduce(AlgorithmContext ctx, Region send, Region recv, long count, ReduceOp op) {
         if (ctx.size() == 1) {
-            LocalOps.copy(send, recv, count, ctx.scratch());
+            LocalCopy.now(send, recv, count, ctx.scratch());
         } else if (count * send.buffer().type().size() <= ctx.tuning().smallAllReduceBytes()) {
             RecursiveDoublingAllReduce.run(ctx, send, recv, count, op);
         } else {
@@ -91,7 +91,7 @@ public final class Collectives {
             return;
         }
         if (root) {
-            LocalOps.copy(send, recv, count, ctx.scratch());
+            LocalCopy.now(send, recv, count, ctx.scratch());
         }
         if (ctx.size() > 1) {
             BinomialBroadcast.run(ctx, recv, count, call.root());
@@ -103,7 +103,7 @@ public final class Collectives {
         long count = call.count();
         ReduceOp op = call.reduceOp();
         if (n == 1) {
-            LocalOps.copy(send.plus(from), recv.plus(from), to - from, ctx.scratch());
+            LocalCopy.now(send.plus(from), recv.plus(from), to - from, ctx.scratch());
             return;
         }
         int typeSize = send.buffer().type().size();

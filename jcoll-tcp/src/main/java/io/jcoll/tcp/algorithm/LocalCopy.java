@@ -7,7 +7,8 @@ import java.nio.ByteBuffer;
  * waiting on the network: the root's copy of a broadcast's input into its output, a rank's own block of an
  * all-gather or all-to-all. Over loopback a sender waits while its peer copies the bytes out of the kernel, and
  * that wait is enough for the copy (see {@link Pipeline#exchange(AlgorithmContext, int, LocalCopy, Pipeline.Leg...)}).
- * Nothing to do when both regions are the same memory (in place).
+ * Nothing to do when both regions are the same memory (in place). {@link #now} copies in one go where there is
+ * nothing to wait on.
  */
 public final class LocalCopy {
 
@@ -55,6 +56,11 @@ public final class LocalCopy {
         out.put(0, in, 0, n * size);
         dst.buffer().commit(at, out);
         done += n;
+    }
+
+    /** Copies {@code count} elements now, in one go; nothing to do when both regions are the same memory. */
+    public static void now(Region src, Region dst, long count, Scratch scratch) {
+        new LocalCopy(src, dst, count, scratch).finish();
     }
 
     /** Copies whatever is left. */

@@ -41,6 +41,5 @@ public final class PairwiseAllToAll {
                     blocks.length(peer), sink);
         }
         Pipeline.exchange(ctx, typeSize, own, legs);
-        own.finish();
     }
 }

@@ -57,8 +57,9 @@ public final class Pipeline {
     /**
      * Independent exchanges through one pipeline, in the order given (the same order at both ends of each), and a
      * local copy done in the waits ({@link LocalCopy#NONE} for none): before waiting on a
-     * segment, the rank copies pieces of {@code meanwhile} for as long as the segment is still moving. What is
-     * left of the copy afterwards is the caller's to finish; the copy must touch none of the legs' memory.
+     * segment, the rank copies pieces of {@code meanwhile} for as long as the segment is still moving, and copies
+     * what is left once the legs are done, so the copy is complete on return; it must touch none of the legs'
+     * memory.
      */
     public static void exchange(AlgorithmContext ctx, int typeSize, LocalCopy meanwhile, Leg... legs) {
         run(ctx, typeSize, meanwhile, false, legs);
@@ -96,6 +97,7 @@ public final class Pipeline {
             window.fillWait(slot, meanwhile);
             window.complete(slot);
         }
+        meanwhile.finish();
     }
 
     /**

@@ -20,7 +20,6 @@ public final class RingAllGather {
         int rank = ctx.rank();
         LocalCopy copy = new LocalCopy(own, data.plus(blocks.start(rank)), blocks.length(rank), ctx.scratch());
         Pipeline.chain(ctx, data.buffer().type().size(), copy, legs(ctx, own, data, blocks));
-        copy.finish();
     }
 
     /** The steps, as the legs of a chain (its first sends {@code own}, each later one what its last received). */
