@@ -5,10 +5,10 @@ package io.jcoll.tcp.algorithm;
  * two swap the blocks meant for each other: with n a power of two,
  * {@code p = r xor s} for s = 1 to n-1 (every rank busy at every step); otherwise
  * {@code p = s - r (mod n)} for s = 0 to n-1, where a rank paired with itself sits
- * the step out. Each pair meets exactly once, and no rank waits on more than one
- * peer at a time. The steps share one {@link Pipeline}: the next step's segments go out while the last
- * ones of the step before are still moving, so a rank whose partner is late does not hold up the steps
- * after it (each pair's messages still keep step order on their connection). In place, a received segment
+ * the step out. Each pair meets exactly once. The steps share one {@link Pipeline}: the next step's
+ * segments go out while the last ones of the step before are still moving (so a rank may be exchanging with
+ * two partners at once), and a rank whose partner is late does not hold up the steps after it (each pair's
+ * messages still keep step order on their connection). In place, a received segment
  * is written only after the same segment of the outgoing block has been sent.
  */
 public final class PairwiseAllToAll {
