@@ -15,7 +15,7 @@ sweeps=("allreduce 8 2M 64M 2 3 20" "alltoall 8 2M 64M 2 3 20" "allreduce 2 8 32
         step "$op, $n ranks, $lo-$hi, spin $spin, round $round"
         setting=(); [[ $spin != default ]] && setting=(JCOLL_TCP_SPIN="$spin")
         env "${setting[@]}" timeout 60 ./jcoll perf "$op" -n "$n" -b "$lo" -e "$hi" -f "$f" -w "$w" -i "$i" \
-          --transport tcp 2>&1 | grep -E '^\[0\] +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw  in place %9s us\n", $2, $7, $9, $11}'
+          --transport tcp 2>&1 | perf_rows
       done
     done
   done

@@ -14,7 +14,7 @@ source "$here/steps.sh"
         step "allreduce, 8 ranks, socket buffers $buffers, warm-up $w, timed $i, round $round"
         setting=(); [[ $buffers != autotuned ]] && setting=(JCOLL_TCP_SOCKET_BUFFER="$buffers")
         env "${setting[@]}" timeout 90 ./jcoll perf allreduce -n 8 -b 8M -e 32M -f 2 -w "$w" -i "$i" --transport tcp 2>&1 \
-          | grep -E '^\[0\] +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw  in place %9s us\n", $2, $7, $9, $11}'
+          | perf_rows
       done
     done
   done

@@ -10,6 +10,11 @@ N=$(nvidia-smi -L | wc -l)
 
 step() { echo; echo "=== $*"; }
 
+# rank 0's table rows of `jcoll perf` on stdin, one line per size: bytes, time, bus bandwidth, in-place time
+perf_rows() {
+  grep -E '^\[0\] +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw  in place %9s us\n", $2, $7, $9, $11}'
+}
+
 demo_step() { step "demo (NCCL, device buffers)"; timeout 120 ./jcoll demo -n "$N"; }
 
 latency_step() {  # $1: JCOLL_NCCL_BLOCKING
