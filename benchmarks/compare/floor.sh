@@ -23,7 +23,7 @@ for (( i = 0; i < ${#args[@]}; i++ )); do
   [[ ${args[$i]} == --out ]] && out="${args[$((i + 1))]}"
 done
 mkdir -p "$out"
-cc -O2 -o "$out/tcp_bound" "$here/tcp_bound.c"
+cc -O2 -pthread -o "$out/tcp_bound" "$here/tcp_bound.c"
 exchange=8388608   # bytes each way: a 2-rank ring step of a 16 MB message
 bound() { for _ in 1 2 3; do "$out/tcp_bound" exchange "$exchange" 5 20; done; }
 { echo "# before"; bound; } | tee "$out/tcp_bound.txt"
