@@ -4,8 +4,11 @@
 #   1. the kernel alone (JMH ReductionBenchmark.jcollKernel, float32 SUM) on 1, 8 and 16 threads at once, over a
 #      512 KB segment (cache) and a 32 MB buffer (memory): how fast one core reduces while the others do too;
 #   2. when NOREDUCE_JARS names a directory holding a jcoll-tcp jar built to skip the reduction under
-#      -Dnoreduce=true (an experiment, never committed: results are wrong, so the data check is off), the
+#      -Dnoreduce=true (an experiment, never part of the build: results are wrong, so the data check is off), the
 #      AllReduce with and without the reduction, alternated in ROUNDS rounds: the most a faster kernel could gain.
+#      That jar, here: git apply benchmarks/gpu/noreduce.patch && mvn -q -o -pl jcoll-tcp package -DskipTests &&
+#      mkdir -p .gpu-noreduce && cp jcoll-tcp/target/jcoll-tcp-*-SNAPSHOT.jar .gpu-noreduce/ &&
+#      git apply -R benchmarks/gpu/noreduce.patch       (and carry .gpu-noreduce)
 #   [NOREDUCE_JARS=.gpu-noreduce ROUNDS=3 RANKS=8] bash benchmarks/gpu/reduce-cost.sh       (writes $OUT/reduce-cost.log)
 set -uo pipefail
 source "$(dirname "$0")/steps.sh"
