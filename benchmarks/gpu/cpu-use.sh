@@ -49,6 +49,7 @@ with_cpu() {
   awk 'NR > 1 { u = $3 - pu; s = ($5 - ps) + ($8 - pi) + ($9 - pq); i = ($6 - pd) + ($7 - pw); t = u + s + i + ($4 - pn);
                if (t > 0) printf "  %s user %4.1f%% system %4.1f%% idle %4.1f%%\n", $1, 100*u/t, 100*s/t, 100*i/t }
        { pu = $3; pn = $4; ps = $5; pd = $6; pw = $7; pi = $8; pq = $9 }' "$OUT/cpu-$label.stat"
+  python3 benchmarks/compare/cpu_split.py "$OUT/cpu-$label.stat"
   cat "$OUT/top-$label.txt" "$OUT/perf-$label.txt" 2>/dev/null
 }
 
