@@ -22,8 +22,13 @@ import java.nio.LongBuffer;
  */
 final class ArrayKernels {
 
-    /** Elements per chunk: two float chunks are 32 KB. */
-    static final int CHUNK = 4096;
+    /**
+     * Elements per chunk: two float chunks are 16 KB (two double chunks 32 KB), a third of the 48 KB first-level
+     * data cache of the development machine's and the GPU host's cores, so the operands' lines streaming through
+     * have room beside them. Float chunks of 4096 (32 KB for two) took 1.06-1.30x as long over a cached 512 KB
+     * segment with JDK 17 and 25 (benchmarks/RESULTS.md); over buffers in main memory the two were even.
+     */
+    static final int CHUNK = 2048;
 
     /** Per-thread pairs of chunk arrays, one pair per type, made on a thread's first use of that type. */
     private static final ThreadLocal<float[][]> FLOATS = ThreadLocal.withInitial(() -> new float[2][CHUNK]);

@@ -44,7 +44,7 @@ class ReductionsTest {
      */
     @Test
     void longRunsAreBitIdenticalToOneOperationPerElement() {
-        int count = 3 * 4096 + 7; // not a multiple of the chunk
+        int count = 3 * ArrayKernels.CHUNK + 7; // not a multiple of the chunk
         java.util.Random random = new java.util.Random();
         DataType[] wide = {DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64};
         for (DataType t : wide) {
