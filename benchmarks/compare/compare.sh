@@ -42,10 +42,8 @@ mkdir -p "$out"
 header="system,op,ranks,type,redop,bytes,count,time_us,algbw_gbs,busbw_gbs,wrong"
 
 source "$here/openmpi.sh"
-python=""
-for p in python3 /usr/bin/python3; do
-  if "$p" -c "import torch" 2>/dev/null; then python=$p; break; fi
-done
+source "$here/torch_python.sh"
+python=$torch_python
 if [[ $only == *openmpi* ]]; then
   build_mpi_bench "$out" || { echo "compare: cannot run Open MPI"; exit 1; }
 fi

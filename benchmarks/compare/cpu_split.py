@@ -7,13 +7,15 @@ The steady part is the seconds whose system share is at least half the busiest s
 last of them (start-up, compilation and the last partial second fall outside it): the means over it are what a
 benchmark's timed loop had.
 
-    python3 benchmarks/compare/cpu_split.py cpu-jcoll.stat cpu-gloo.stat ...
+    python3 benchmarks/compare/cpu_split.py [--each] cpu-jcoll.stat cpu-gloo.stat ...
+
+--each also prints every second's shares, stamped with the sample's time.
 """
 import sys
 
 
 def shares(path):
-    """Per second: (user, system, idle) as fractions of all the host's time in that second."""
+    """Per second: (time, user, system, idle), the shares as fractions of all the host's time in that second."""
     previous, out = None, []
     for line in open(path):
         fields = line.split()
@@ -25,7 +27,7 @@ def shares(path):
             d = [a - b for a, b in zip(now, previous)]
             total = sum(d)
             if total > 0:
-                out.append((d[0] / total, d[2] / total, d[3] / total))
+                out.append((fields[0], d[0] / total, d[2] / total, d[3] / total))
         previous = now
     return out
 
@@ -33,20 +35,29 @@ def shares(path):
 def steady(samples):
     if not samples:
         return []
-    busiest = max(s[1] for s in samples)
-    busy = [i for i, s in enumerate(samples) if s[1] >= busiest / 2]
+    busiest = max(s[2] for s in samples)
+    busy = [i for i, s in enumerate(samples) if s[2] >= busiest / 2]
     first, last = busy[0] + 1, busy[-1] - 1
     return samples[first:last + 1] if last >= first else samples[busy[0]:busy[-1] + 1]
 
 
+def line(user, system, idle):
+    return f"user {100 * user:4.1f}% system {100 * system:4.1f}% idle {100 * idle:4.1f}%"
+
+
 def main():
-    for path in sys.argv[1:]:
-        part = steady(shares(path))
+    each = "--each" in sys.argv[1:]
+    for path in (a for a in sys.argv[1:] if a != "--each"):
+        samples = shares(path)
+        if each:
+            for stamp, *split in samples:
+                print(f"  {stamp} {line(*split)}")
+        part = steady(samples)
         if not part:
             print(f"{path}: no samples")
             continue
-        mean = [100 * sum(s[k] for s in part) / len(part) for k in range(3)]
-        print(f"{path}: {len(part)} steady seconds: user {mean[0]:.1f}% system {mean[1]:.1f}% idle {mean[2]:.1f}%")
+        mean = [sum(s[k] for s in part) / len(part) for k in (1, 2, 3)]
+        print(f"{path}: {len(part)} steady seconds: {line(*mean)}")
 
 
 if __name__ == "__main__":

@@ -77,6 +77,15 @@ static void move(int fd, const char *src, size_t out, char *dst, size_t in) {
     move2(fd, src, out, fd, dst, in);
 }
 
+/* A buffer of `bytes` filled with `fill`: touched before any clock starts, so first-touch page faults are not the
+   network's */
+static char *touched(size_t bytes, int fill) {
+    char *b = malloc(bytes ? bytes : 1);
+    if (!b) die("malloc");
+    memset(b, fill, bytes);
+    return b;
+}
+
 static void tune(int fd) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -92,10 +101,7 @@ struct lane {          /* one channel of one rank: its connection to the next ra
 
 static void *lane_run(void *arg) {
     struct lane *l = arg;
-    char *src = malloc(l->bytes ? l->bytes : 1), *dst = malloc(l->bytes ? l->bytes : 1);
-    if (!src || !dst) die("malloc");
-    memset(src, 1, l->bytes);
-    memset(dst, 0, l->bytes);
+    char *src = touched(l->bytes, 1), *dst = touched(l->bytes, 0);
     for (int r = 0; r < l->warmup; r++) move2(l->out, src, l->bytes, l->in, dst, l->bytes);
     double start = now_us();
     for (int r = 0; r < l->iters; r++) move2(l->out, src, l->bytes, l->in, dst, l->bytes);
@@ -226,11 +232,7 @@ int main(int argc, char **argv) {
     tune(fd);
     int sender = child != 0;
 
-    /* allocated and touched before the clock starts: first-touch page faults are not the network's */
-    char *src = malloc(bytes ? bytes : 1), *dst = malloc(bytes ? bytes : 1);
-    if (!src || !dst) die("malloc");
-    memset(src, sender, bytes);
-    memset(dst, 0, bytes);
+    char *src = touched(bytes, sender), *dst = touched(bytes, 0);
     run(fd, sender, exchange, src, dst, bytes, warmup);
     double start = now_us();
     run(fd, sender, exchange, src, dst, bytes, iters);

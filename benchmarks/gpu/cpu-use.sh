@@ -16,25 +16,17 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/steps.sh"
 source benchmarks/compare/openmpi.sh
+source benchmarks/compare/torch_python.sh
 ranks=${RANKS:-8}; size=$(numfmt --from=iec "${SIZE:-32M}"); iters=${ITERS:-800}   # ~15 s of calls at 8 ranks
 bound=$PWD/.gpu-tests/tcp_bound
-python=""
-for p in python3 /usr/bin/python3; do "$p" -c "import torch" 2>/dev/null && { python=$p; break; }; done
 
 # prints "cpu <user> <nice> <system> <idle> <iowait> <irq> <softirq> ..." once a second, stamped, until killed
 sample_cpu() { while true; do echo "$(date +%s.%N | cut -c1-14) $(head -1 /proc/stat)"; sleep 1; done; }
 
-# after $1 seconds: the busiest threads over one second (top's second frame) and, where perf(1) is, a 5-second
-# system-wide profile, summed by command and library and by symbol (kernel symbols name the TCP path's costs)
+# after $1 seconds: the busiest threads over one second (top's second frame)
 snapshot() {
   sleep "$1"
   top -H -b -n 2 -d 1 -w 200 2>/dev/null | awk '/^top -/ { frame++ } frame == 2' | head -40 > "$OUT/top-$2.txt"
-  if command -v perf >/dev/null; then
-    perf record -a -F 499 -o "/tmp/perf-$2.data" -- sleep 5 >/dev/null 2>&1
-    { perf report -i "/tmp/perf-$2.data" --stdio --sort comm,dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
-      echo; perf report -i "/tmp/perf-$2.data" --stdio --sort sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40
-    } > "$OUT/perf-$2.txt"
-  fi
 }
 
 # runs "$@" with the CPU sampler beside it and the snapshot after $2 seconds
@@ -45,12 +37,8 @@ with_cpu() {
   snapshot "$snapshot_after" "$label" &
   timeout 300 "$@" 2>&1 | tail -5
   kill $sampler 2>/dev/null; wait
-  # the busiest second-to-second spans: user, system (incl. softirq), idle shares of all cores
-  awk 'NR > 1 { u = $3 - pu; s = ($5 - ps) + ($8 - pi) + ($9 - pq); i = ($6 - pd) + ($7 - pw); t = u + s + i + ($4 - pn);
-               if (t > 0) printf "  %s user %4.1f%% system %4.1f%% idle %4.1f%%\n", $1, 100*u/t, 100*s/t, 100*i/t }
-       { pu = $3; pn = $4; ps = $5; pd = $6; pw = $7; pi = $8; pq = $9 }' "$OUT/cpu-$label.stat"
-  python3 benchmarks/compare/cpu_split.py "$OUT/cpu-$label.stat"
-  cat "$OUT/top-$label.txt" "$OUT/perf-$label.txt" 2>/dev/null
+  python3 benchmarks/compare/cpu_split.py --each "$OUT/cpu-$label.stat"
+  cat "$OUT/top-$label.txt"
 }
 
 {
@@ -68,18 +56,15 @@ with_cpu() {
   for c in 1 2; do timeout 60 "$bound" ring 8 $c 1048576 5 100; done
   }
   [[ $steps == *cpu* ]] && {
-
   with_cpu jcoll 5 ./jcoll perf allreduce -n "$ranks" -b "$size" -e "$size" -w 10 -i "$iters" --transport tcp
   with_cpu openmpi 5 "${mpirun[@]}" -np "$ranks" .gpu-tests/mpi_bench allreduce "$size" "$size" 2 10 "$((iters / 2))"
-  with_cpu gloo 12 "$python" benchmarks/compare/gloo_bench.py "$ranks" allreduce "$size" "$size" 2 10 "$iters"
+  with_cpu gloo 12 "$torch_python" benchmarks/compare/gloo_bench.py "$ranks" allreduce "$size" "$size" 2 10 "$iters"
   }
   [[ $steps == *jfr* ]] && {
-
   step "jcoll with JFR (settings=profile), same run"
   mkdir -p "$OUT/jfr"
   JCOLL_JAVA_OPTS="-XX:StartFlightRecording=settings=profile,filename=$OUT/jfr/" timeout 300 \
     ./jcoll perf allreduce -n "$ranks" -b "$size" -e "$size" -w 10 -i "$iters" --transport tcp 2>&1 | tail -3
   tar czf "$OUT/jfr.tgz" -C "$OUT" jfr && rm -rf "$OUT/jfr"   # one file: the device returns only a few
   }
-  command -v perf >/dev/null && echo "perf(1) is here: $(command -v perf)" || echo "no perf(1) here"
 } 2>&1 | tee "$OUT/cpu-use.log"
