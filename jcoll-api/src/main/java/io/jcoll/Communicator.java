@@ -27,6 +27,9 @@ import java.time.Duration;
  */
 public interface Communicator extends AutoCloseable {
 
+    /** The color of a rank that takes part in no sub-communicator of a {@link #split}. */
+    int NO_COLOR = -1;
+
     /** {@return this rank's index in the group, {@code 0} to {@code size() - 1}} */
     int rank();
 
@@ -258,6 +261,174 @@ public interface Communicator extends AutoCloseable {
     default void broadcast(Buffer data, int root) {
         broadcast(data, data, data.count(), root);
     }
+
+    // ---- Uneven All-to-All: a different number of elements to and from each rank
+
+    /**
+     * Sends {@code sendCounts[p]} elements, starting at element {@code sendOffsets[p]} of {@code send}, to rank
+     * {@code p}, and receives {@code recvCounts[p]} elements from rank {@code p} at element {@code recvOffsets[p]}
+     * of {@code recv} (MPI_Alltoallv; torch's {@code all_to_all_single} with split sizes). What rank {@code a}
+     * sends to rank {@code b} must be exactly what {@code b} expects from {@code a}: counts that disagree fail
+     * on both ranks, naming both. Blocks of {@code recv} must not overlap.
+     * <pre>{@code
+     * // mixture of experts: first how many tokens go where, then the tokens themselves
+     * comm.allToAll(HostBuffer.of(tokensFor), HostBuffer.of(tokensFrom), 1);
+     * comm.allToAllV(HostBuffer.of(out), times(tokensFor, width), null, HostBuffer.of(in), times(tokensFrom, width), null);
+     * }</pre>
+     *
+     * @param send        this rank's input
+     * @param sendCounts  elements for each rank, {@code size()} of them
+     * @param sendOffsets where each rank's elements start in {@code send}; null for packed (each right after the last)
+     * @param recv        the output
+     * @param recvCounts  elements from each rank, {@code size()} of them
+     * @param recvOffsets where each rank's elements land in {@code recv}; null for packed
+     */
+    void allToAllV(Buffer send, long[] sendCounts, long[] sendOffsets, Buffer recv, long[] recvCounts,
+                   long[] recvOffsets);
+
+    /**
+     * {@link #allToAllV} started now; the request says when it is done.
+     *
+     * @param send this rank's input
+     * @param sendCounts elements for each rank
+     * @param sendOffsets where each rank's elements start, or null for packed
+     * @param recv the output
+     * @param recvCounts elements from each rank
+     * @param recvOffsets where each rank's elements land, or null for packed
+     * @return the handle to wait on
+     */
+    Request allToAllVAsync(Buffer send, long[] sendCounts, long[] sendOffsets, Buffer recv, long[] recvCounts,
+                           long[] recvOffsets);
+
+    // ---- Rooted: Reduce, Gather, Scatter
+
+    /**
+     * Reduces {@code count} elements of every rank's {@code send} with {@code op} into {@code root}'s
+     * {@code recv}; other ranks' {@code recv} is ignored and may be null.
+     *
+     * @param send  this rank's input
+     * @param recv  the root's output, {@code count} elements; may be null elsewhere
+     * @param count elements
+     * @param op    the reduction
+     * @param root  the rank that gets the result
+     */
+    void reduce(Buffer send, Buffer recv, long count, ReduceOp op, int root);
+
+    /**
+     * {@link #reduce} started now; the request says when it is done.
+     *
+     * @param send this rank's input
+     * @param recv the root's output
+     * @param count elements
+     * @param op the reduction
+     * @param root the rank that gets the result
+     * @return the handle to wait on
+     */
+    Request reduceAsync(Buffer send, Buffer recv, long count, ReduceOp op, int root);
+
+    /**
+     * Gathers every rank's {@code count} elements into {@code root}'s {@code recv}, rank {@code r}'s at element
+     * {@code r * count}; other ranks' {@code recv} is ignored and may be null.
+     *
+     * @param send  this rank's {@code count} elements
+     * @param recv  the root's output, {@code size() * count} elements; may be null elsewhere
+     * @param count elements each rank contributes
+     * @param root  the rank that gathers
+     */
+    void gather(Buffer send, Buffer recv, long count, int root);
+
+    /**
+     * {@link #gather} started now; the request says when it is done.
+     *
+     * @param send this rank's input
+     * @param recv the root's output
+     * @param count elements each rank contributes
+     * @param root the rank that gathers
+     * @return the handle to wait on
+     */
+    Request gatherAsync(Buffer send, Buffer recv, long count, int root);
+
+    /**
+     * Sends block {@code r} ({@code count} elements at {@code r * count}) of {@code root}'s {@code send} to rank
+     * {@code r}'s {@code recv}; other ranks' {@code send} is ignored and may be null.
+     *
+     * @param send  the root's input, {@code size() * count} elements; may be null elsewhere
+     * @param recv  this rank's output, {@code count} elements
+     * @param count elements each rank receives
+     * @param root  the rank that scatters
+     */
+    void scatter(Buffer send, Buffer recv, long count, int root);
+
+    /**
+     * {@link #scatter} started now; the request says when it is done.
+     *
+     * @param send the root's input
+     * @param recv this rank's output
+     * @param count elements each rank receives
+     * @param root the rank that scatters
+     * @return the handle to wait on
+     */
+    Request scatterAsync(Buffer send, Buffer recv, long count, int root);
+
+    // ---- Groups of ranks and groups of calls
+
+    /**
+     * Forms sub-communicators: the ranks that pass the same {@code color} form one, ordered by {@code key},
+     * then by rank in this communicator (MPI_Comm_split, ncclCommSplit, torch's {@code split_group}). A
+     * collective over this communicator: every rank calls it, in the same place of its order. A rank that
+     * passes {@link #NO_COLOR} takes part in none and gets an empty result.
+     *
+     * <p>The new communicator uses this one's transport, has its own order of calls (calls on the two never
+     * mix, and each may be used from its own thread), and is closed with this one at the latest.
+     * <pre>{@code
+     * // 8 ranks as 2 nodes x 4 GPUs: tensor parallel inside a node, data parallel across
+     * Communicator node = comm.split(comm.rank() / 4, comm.rank()).orElseThrow();
+     * Communicator replicas = comm.split(comm.rank() % 4, comm.rank()).orElseThrow();
+     * }</pre>
+     *
+     * @param color a number 0 or more naming the new group, or {@link #NO_COLOR}
+     * @param key   this rank's place in the new group relative to the others of its color
+     * @return this rank's new communicator, or empty for {@link #NO_COLOR}
+     */
+    java.util.Optional<Communicator> split(int color, int key);
+
+    /**
+     * Arranges the ranks as a grid of {@code shape} (its product must be {@code size()}), in row-major order
+     * as torch's {@code DeviceMesh}: the communicators along each dimension hold the ranks that differ only in
+     * that coordinate. A collective over this communicator.
+     * <pre>{@code
+     * try (ProcessMesh mesh = comm.mesh(2, 4)) {     // 2 replicas x 4 shards
+     *     Communicator shards = mesh.along(1);      // the 4 ranks of this rank's replica
+     *     Communicator replicas = mesh.along(0);    // the 2 ranks holding this rank's shard
+     * }
+     * }</pre>
+     *
+     * @param shape the size of each dimension
+     * @return the mesh, with one communicator per dimension
+     */
+    ProcessMesh mesh(int... shape);
+
+    /**
+     * Starts a group of calls issued as one, as NCCL's {@code ncclGroupStart}/{@code ncclGroupEnd} and torch's
+     * {@code batch_isend_irecv}: nothing runs until {@link Group#end()}, and then every send and receive of the
+     * group is in flight at once, so a rank may send to the next stage and receive from the previous one without
+     * ordering them by hand. While a group is open, other calls on this communicator are refused.
+     * <pre>{@code
+     * try (Group g = comm.group()) {                 // close() ends the group and waits for it
+     *     g.send(activations, n, next).recv(incoming, n, previous);
+     * }
+     * }</pre>
+     *
+     * @return the open group
+     */
+    Group group();
+
+    /**
+     * Fails every pending and future call on this communicator and its sub-communicators at once, on this rank,
+     * and on the others as soon as they hear of it (at once over TCP, within {@link #timeout()} at the latest),
+     * each naming this rank; like {@code ncclCommAbort}. Callable from any thread, at any time, more than once.
+     */
+    void abort();
 
     // ---- Barrier and point-to-point
 

@@ -99,7 +99,8 @@ public final class Bootstrap {
                 transport = new SignatureAudit(transport, scoped, rank, cfg.size());
             }
             LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + choice.info());
-            return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), choice.info(), cfg.timeout(),
+            return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), HostIdentity.of(settings), choice.info(),
+                    cfg.timeout(),
                     transport, rendezvous);
         } catch (JcollException e) {
             closeQuietly(rendezvous);

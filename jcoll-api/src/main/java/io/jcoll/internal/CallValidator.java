@@ -87,6 +87,94 @@ final class CallValidator {
         return new Call(o, rank == root ? send : null, recv, count, recv.type(), null, root, seq, inPlace);
     }
 
+    Call allToAllV(Buffer send, long[] sendCounts, long[] sendOffsets, Buffer recv, long[] recvCounts,
+                   long[] recvOffsets, long seq) {
+        Operation o = Operation.ALL_TO_ALL_V;
+        DataType type = pair(o, send, recv);
+        if (send.sameMemoryAs(recv)) {
+            throw invalid(o, "send and recv are the same memory; an uneven all-to-all cannot run in place "
+                    + "(blocks of different sizes would overwrite input not yet sent): use two buffers");
+        }
+        long[] sc = perRank(o, "sendCounts", sendCounts);
+        long[] rc = perRank(o, "recvCounts", recvCounts);
+        long[] so = sendOffsets == null ? packed(o, "sendCounts", sc) : perRank(o, "sendOffsets", sendOffsets);
+        long[] ro = recvOffsets == null ? packed(o, "recvCounts", rc) : perRank(o, "recvOffsets", recvOffsets);
+        if (sc[rank] != rc[rank]) {
+            throw invalid(o, "this rank sends itself " + sc[rank] + " elements but receives " + rc[rank]
+                    + " from itself; sendCounts[" + rank + "] and recvCounts[" + rank + "] must be equal");
+        }
+        blocksFit(o, "send", send, sc, so);
+        blocksFit(o, "recv", recv, rc, ro);
+        noOverlap(o, rc, ro);
+        return new Call(o, send, recv, 0, type, null, -1, seq, false, new io.jcoll.spi.Vectors(sc, so, rc, ro),
+                java.util.List.of());
+    }
+
+    Call reduce(Buffer send, Buffer recv, long count, ReduceOp op, int root, long seq) {
+        Operation o = Operation.REDUCE;
+        requireRank(o, "root", root);
+        requireOp(o, op);
+        requireCount(o, count);
+        input(o, "send", send);
+        capacity(o, "send", send, count, "count");
+        boolean inPlace = false;
+        if (rank == root) {
+            output(o, recv);
+            sameType(o, send, recv);
+            capacity(o, "recv", recv, count, "count");
+            inPlace = send.sameMemoryAs(recv);
+        }
+        return new Call(o, send, rank == root ? recv : null, count, send.type(), op, root, seq, inPlace);
+    }
+
+    Call gather(Buffer send, Buffer recv, long count, int root, long seq) {
+        Operation o = Operation.GATHER;
+        requireRank(o, "root", root);
+        requireCount(o, count);
+        input(o, "send", send);
+        capacity(o, "send", send, count, "count");
+        boolean inPlace = false;
+        if (rank == root) {
+            output(o, recv);
+            sameType(o, send, recv);
+            capacityForAll(o, "recv", recv, times(o, count), "count", count);
+            inPlace = send.sameMemoryAs(recv.slice(rank * count, count));
+        }
+        return new Call(o, send, rank == root ? recv : null, count, send.type(), null, root, seq, inPlace);
+    }
+
+    Call scatter(Buffer send, Buffer recv, long count, int root, long seq) {
+        Operation o = Operation.SCATTER;
+        requireRank(o, "root", root);
+        requireCount(o, count);
+        output(o, recv);
+        capacity(o, "recv", recv, count, "count");
+        boolean inPlace = false;
+        if (rank == root) {
+            input(o, "send", send);
+            sameType(o, send, recv);
+            capacityForAll(o, "send", send, times(o, count), "count", count);
+            inPlace = recv.sameMemoryAs(send.slice(rank * count, count));
+        }
+        return new Call(o, rank == root ? send : null, recv, count, recv.type(), null, root, seq, inPlace);
+    }
+
+    /**
+     * The exchange that forms sub-communicators: this rank's color, key and host ({@code mine}), gathered from
+     * every rank into {@code all}.
+     */
+    Call split(long[] mine, long[] all, long seq) {
+        long color = mine[0];
+        if (color < 0 && color != io.jcoll.Communicator.NO_COLOR) {
+            throw invalid(Operation.SPLIT, "color " + color + " is negative; colors are 0 or more, or NO_COLOR ("
+                    + io.jcoll.Communicator.NO_COLOR + ") to take part in no new communicator");
+        }
+        io.jcoll.HostBuffer in = io.jcoll.HostBuffer.of(mine);
+        supported(Operation.SPLIT, "split's own", in);
+        return new Call(Operation.SPLIT, in, io.jcoll.HostBuffer.of(all), mine.length, DataType.INT64, null, -1, seq,
+                false);
+    }
+
     /** This rank's block of an in-place buffer (allGather, reduceScatter), once it is known to hold size * count. */
     Buffer ownBlock(Operation o, Buffer data, long count) {
         if (data == null) {
@@ -121,6 +209,71 @@ final class CallValidator {
     }
 
     // ---- checks
+
+    /** A copy of a per-rank array, checked: one entry per rank, none negative. */
+    private long[] perRank(Operation o, String name, long[] values) {
+        if (values == null) {
+            throw invalid(o, name + " is null");
+        }
+        if (values.length != size) {
+            throw invalid(o, name + " has " + values.length + " entries but the communicator has " + size
+                    + " ranks; give one per rank");
+        }
+        long[] copy = values.clone(); // the caller may change its array once the call returns
+        for (int r = 0; r < size; r++) {
+            if (copy[r] < 0) {
+                throw invalid(o, name + "[" + r + "] = " + copy[r] + " is negative");
+            }
+        }
+        return copy;
+    }
+
+    private long[] packed(Operation o, String countsName, long[] counts) {
+        try {
+            return io.jcoll.spi.Vectors.packed(counts);
+        } catch (ArithmeticException e) {
+            throw invalid(o, "the sum of " + countsName + " overflows a long");
+        }
+    }
+
+    /** Every block {@code [offsets[r], offsets[r] + counts[r])} lies in {@code b}, its bytes countable in a long. */
+    private void blocksFit(Operation o, String name, Buffer b, long[] counts, long[] offsets) {
+        for (int r = 0; r < size; r++) {
+            long end;
+            try {
+                end = Math.addExact(offsets[r], counts[r]);
+                Math.multiplyExact(end, (long) b.type().size());
+            } catch (ArithmeticException e) {
+                throw invalid(o, name + " block for rank " + r + " (offset " + offsets[r] + ", count " + counts[r]
+                        + ") overflows a long in bytes");
+            }
+            if (counts[r] > 0 && end > b.count()) {
+                throw invalid(o, name + " block for rank " + r + " is elements [" + offsets[r] + ", " + end
+                        + ") but the " + name + " buffer holds " + b.count() + " " + b.type() + " elements");
+            }
+        }
+    }
+
+    /** The received blocks may not overlap: two peers' data would land on the same elements. */
+    private void noOverlap(Operation o, long[] counts, long[] offsets) {
+        Integer[] order = new Integer[size];
+        for (int r = 0; r < size; r++) {
+            order[r] = r;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparingLong(r -> offsets[r]));
+        int last = -1;
+        for (int r : order) {
+            if (counts[r] == 0) {
+                continue;
+            }
+            if (last >= 0 && offsets[last] + counts[last] > offsets[r]) {
+                throw invalid(o, "recv blocks from ranks " + last + " and " + r + " overlap (elements [" + offsets[last]
+                        + ", " + (offsets[last] + counts[last]) + ") and [" + offsets[r] + ", " + (offsets[r] + counts[r])
+                        + ")); each rank's data needs its own place");
+            }
+            last = r;
+        }
+    }
 
     private DataType pair(Operation o, Buffer send, Buffer recv) {
         input(o, "send", send);

@@ -2,6 +2,8 @@ package io.jcoll.internal;
 
 import io.jcoll.Buffer;
 import io.jcoll.Communicator;
+import io.jcoll.Group;
+import io.jcoll.ProcessMesh;
 import io.jcoll.ReduceOp;
 import io.jcoll.Request;
 import io.jcoll.TransportInfo;
@@ -11,10 +13,16 @@ import io.jcoll.exceptions.InvalidArgumentException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
+import io.jcoll.spi.SplitRequest;
 import io.jcoll.spi.Transport;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * The communicator every transport shares: it validates, numbers and orders
@@ -31,36 +40,54 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Calls from several threads are serialised: each is numbered when issued,
  * and runs in that order. Ranks must still issue the same sequence.
+ *
+ * <p>Sub-communicators ({@link #split}) are communicators of their own over a transport the parent's forms;
+ * the parent knows them so that closing or aborting it does the same to them first.
  */
 public final class CommunicatorImpl implements Communicator {
+
+    private static final System.Logger LOG = System.getLogger(CommunicatorImpl.class.getName());
 
     private final int rank;
     private final int size;
     private final int localRank;
+    private final long hostId;
     private final TransportInfo info;
     private final Duration timeout;
     private final Transport transport;
     private final AutoCloseable rendezvous;
     private final CallValidator validator;
+    private final CommunicatorImpl parent;                  // null for a communicator formed by bootstrap
+    private final Set<CommunicatorImpl> children = ConcurrentHashMap.newKeySet();
 
     private final Object issueLock = new Object();
     private final ReentrantLock runLock = new ReentrantLock();
     private final AtomicInteger queued = new AtomicInteger();
     private ExecutorService worker;           // created on the first asynchronous call
-    private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
+    private CompletableFuture<?> last = CompletableFuture.completedFuture(null);
     private long nextSequence;
+    private GroupImpl openGroup;              // guarded by issueLock
     private volatile JcollException failure;
+    private volatile boolean abortedByUser;   // failure came from abort(): every later failure is reported as it
     private volatile boolean closed;
+    private boolean transportDone;            // closed or aborted for good; guarded by runLock
 
-    public CommunicatorImpl(int rank, int size, int localRank, TransportInfo info, Duration timeout,
+    public CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                             Transport transport, AutoCloseable rendezvous) {
+        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, null);
+    }
+
+    private CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
+                             Transport transport, AutoCloseable rendezvous, CommunicatorImpl parent) {
         this.rank = rank;
         this.size = size;
         this.localRank = localRank;
+        this.hostId = hostId;
         this.info = info;
         this.timeout = timeout;
         this.transport = transport;
         this.rendezvous = rendezvous;
+        this.parent = parent;
         this.validator = new CallValidator(rank, size, transport);
     }
 
@@ -130,6 +157,20 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     @Override
+    public void allToAllV(Buffer send, long[] sendCounts, long[] sendOffsets, Buffer recv, long[] recvCounts,
+                          long[] recvOffsets) {
+        run(issue("allToAllV", () -> validator.allToAllV(send, sendCounts, sendOffsets, recv, recvCounts, recvOffsets,
+                nextSequence)));
+    }
+
+    @Override
+    public Request allToAllVAsync(Buffer send, long[] sendCounts, long[] sendOffsets, Buffer recv, long[] recvCounts,
+                                  long[] recvOffsets) {
+        return submit(issue("allToAllV", () -> validator.allToAllV(send, sendCounts, sendOffsets, recv, recvCounts,
+                recvOffsets, nextSequence)));
+    }
+
+    @Override
     public void broadcast(Buffer send, Buffer recv, long count, int root) {
         run(issue("broadcast", () -> validator.broadcast(send, recv, count, root, nextSequence)));
     }
@@ -137,6 +178,36 @@ public final class CommunicatorImpl implements Communicator {
     @Override
     public Request broadcastAsync(Buffer send, Buffer recv, long count, int root) {
         return submit(issue("broadcast", () -> validator.broadcast(send, recv, count, root, nextSequence)));
+    }
+
+    @Override
+    public void reduce(Buffer send, Buffer recv, long count, ReduceOp op, int root) {
+        run(issue("reduce", () -> validator.reduce(send, recv, count, op, root, nextSequence)));
+    }
+
+    @Override
+    public Request reduceAsync(Buffer send, Buffer recv, long count, ReduceOp op, int root) {
+        return submit(issue("reduce", () -> validator.reduce(send, recv, count, op, root, nextSequence)));
+    }
+
+    @Override
+    public void gather(Buffer send, Buffer recv, long count, int root) {
+        run(issue("gather", () -> validator.gather(send, recv, count, root, nextSequence)));
+    }
+
+    @Override
+    public Request gatherAsync(Buffer send, Buffer recv, long count, int root) {
+        return submit(issue("gather", () -> validator.gather(send, recv, count, root, nextSequence)));
+    }
+
+    @Override
+    public void scatter(Buffer send, Buffer recv, long count, int root) {
+        run(issue("scatter", () -> validator.scatter(send, recv, count, root, nextSequence)));
+    }
+
+    @Override
+    public Request scatterAsync(Buffer send, Buffer recv, long count, int root) {
+        return submit(issue("scatter", () -> validator.scatter(send, recv, count, root, nextSequence)));
     }
 
     @Override
@@ -169,6 +240,120 @@ public final class CommunicatorImpl implements Communicator {
         return submit(issue("recv", () -> validator.recv(data, count, peer)));
     }
 
+    // ---- sub-communicators
+
+    @Override
+    public Optional<Communicator> split(int color, int key) {
+        long[] mine = {color, key, hostId};
+        long[] all = new long[3 * size];
+        Issued issued = issue("split", () -> validator.split(mine, all, nextSequence));
+        Call exchange = issued.call();
+        return runExclusive(issued, () -> guarded(exchange, () -> {
+            transport.execute(exchange, System.nanoTime() + timeout.toNanos());
+            SplitRequest request = SplitGroups.request(rank, all, "split" + exchange.sequence() + "/");
+            Transport child = transport.split(request);
+            if (child == null) {
+                return Optional.<Communicator>empty();
+            }
+            CommunicatorImpl c = new CommunicatorImpl(request.rank(), request.size(), request.localRank(), hostId,
+                    childInfo(request), timeout, child, () -> { }, this);
+            children.add(c);
+            return Optional.<Communicator>of(c);
+        }));
+    }
+
+    private TransportInfo childInfo(SplitRequest request) {
+        return new TransportInfo(info.name(), info.requested(), info.reason() + "; this communicator is ranks "
+                + java.util.Arrays.toString(request.members()) + " of its parent (color " + request.color() + ")",
+                info.rejected());
+    }
+
+    @Override
+    public ProcessMesh mesh(int... shape) {
+        int[] coordinates = MeshLayout.coordinates(rank, size, shape);
+        List<Communicator> along = new ArrayList<>();
+        try {
+            for (int d = 0; d < shape.length; d++) {
+                along.add(split(MeshLayout.colorAlong(coordinates, shape, d), coordinates[d]).orElseThrow());
+            }
+        } catch (RuntimeException e) {
+            along.forEach(Communicator::close);
+            throw e;
+        }
+        return new ProcessMesh(shape, coordinates, along);
+    }
+
+    // ---- groups of calls
+
+    @Override
+    public Group group() {
+        synchronized (issueLock) {
+            ensureOpen("group");
+            if (openGroup != null) {
+                throw new InvalidArgumentException("group", rank, JcollException.NONE, "a group is already open on this "
+                        + "communicator (" + openGroup.size() + " calls recorded); end it before starting another");
+            }
+            openGroup = new GroupImpl(this, validator);
+            return openGroup;
+        }
+    }
+
+    /** The group's calls, numbered now, as one call; the group is closed whatever happens. */
+    Issued issueGroup(GroupImpl group, List<Call> calls) {
+        synchronized (issueLock) {
+            if (openGroup == group) {
+                openGroup = null;
+            }
+        }
+        return issue("group", () -> {
+            List<Call> numbered = new ArrayList<>(calls.size());
+            for (Call c : calls) {
+                numbered.add(c.operation().isCollective() ? c.withSequence(nextSequence++) : c);
+            }
+            return Call.group(numbered);
+        });
+    }
+
+    /** Runs an issued group on this thread (a group closed by try-with-resources). */
+    void runGroup(Issued issued) {
+        run(issued);
+    }
+
+    /** Starts an issued group and returns its request ({@link Group#end()}). */
+    Request submitGroup(Issued issued) {
+        return submit(issued);
+    }
+
+    // ---- abort
+
+    @Override
+    public void abort() {
+        for (CommunicatorImpl child : children) {
+            child.abort();
+        }
+        JcollException why = new CommunicatorClosedException("abort", rank, rank, "comm.abort() was called on rank "
+                + rank + (parent == null ? "" : " (of a sub-communicator, or on its parent)"));
+        synchronized (this) {
+            if (failure != null || closed) {
+                return;
+            }
+            abortedByUser = true;
+            failure = why;
+        }
+        if (runLock.tryLock()) {
+            try {
+                if (!transportDone) {
+                    transportDone = true;
+                    transport.abort(why); // nothing runs: tear down at once
+                }
+            } finally {
+                runLock.unlock();
+            }
+        } else {
+            transport.interrupt(why); // a call is running: it fails soon, and its thread tears down
+        }
+    }
+
     // ---- ordering and execution
 
     private interface Validation {
@@ -176,7 +361,7 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /** A call, and whether it must queue behind asynchronous calls issued before it. */
-    private record Issued(Call call, boolean inline) {
+    record Issued(Call call, boolean inline) {
     }
 
     /**
@@ -186,6 +371,11 @@ public final class CommunicatorImpl implements Communicator {
     private Issued issue(String operation, Validation v) {
         synchronized (issueLock) {
             ensureOpen(operation);
+            if (openGroup != null && !operation.equals("group")) {
+                throw new InvalidArgumentException(operation, rank, JcollException.NONE, "a group is open on this "
+                        + "communicator (" + openGroup.size() + " calls recorded): record this call in the group, or "
+                        + "end() the group first; a call made now would run before the group's calls");
+            }
             Call call;
             try {
                 call = v.validate();
@@ -204,12 +394,20 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     private void run(Issued issued) {
+        runExclusive(issued, () -> {
+            execute(issued.call());
+            return null;
+        });
+    }
+
+    /** Runs {@code work} after every call issued before it, and before any issued after it; returns its result. */
+    private <T> T runExclusive(Issued issued, Supplier<T> work) {
         if (!issued.inline()) {
-            submit(issued).await();
-            return;
+            CompletableFuture<T> done = queue(work);
+            return new FutureRequest<>(done, issued.call().operation().label()).result();
         }
         try {
-            execute(issued.call());
+            return work.get();
         } finally {
             runLock.unlock();
         }
@@ -222,15 +420,22 @@ public final class CommunicatorImpl implements Communicator {
         if (issued.inline()) {
             runLock.unlock(); // asynchronous calls always go through the worker, in issue order
         }
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        return new FutureRequest<>(queue(() -> {
+            execute(issued.call());
+            return null;
+        }), issued.call().operation().label());
+    }
+
+    /** Runs {@code work} on the worker, after everything queued before it, under the run lock. */
+    private <T> CompletableFuture<T> queue(Supplier<T> work) {
+        CompletableFuture<T> done = new CompletableFuture<>();
         synchronized (issueLock) {
             queued.incrementAndGet();
             last = done;
             worker().execute(() -> {
                 runLock.lock();
                 try {
-                    execute(issued.call());
-                    done.complete(null);
+                    done.complete(work.get());
                 } catch (Throwable t) {
                     done.completeExceptionally(t);
                 } finally {
@@ -239,7 +444,7 @@ public final class CommunicatorImpl implements Communicator {
                 }
             });
         }
-        return new FutureRequest(done, issued.call().operation().label());
+        return done;
     }
 
     /** A transport with its own queue (a GPU stream): start the call here, in issue order, and wait on its end. */
@@ -276,47 +481,78 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /** Runs transport work; a failure other than a rejected argument aborts the communicator. */
-    private <T> T guarded(Call call, java.util.function.Supplier<T> work) {
+    private <T> T guarded(Call call, Supplier<T> work) {
         ensureOpen(call.operation().label());
         try {
             return work.get();
         } catch (InvalidArgumentException e) {
             throw e;
         } catch (JcollException e) {
-            fail(e);
-            throw e;
+            throw fail(call, e);
         } catch (RuntimeException | Error e) {
-            JcollException wrapped = new JcollException(call.operation().label(), rank, JcollException.NONE,
-                    "internal failure in the " + transport.name() + " transport: " + e, e);
-            fail(wrapped);
-            throw wrapped;
+            throw fail(call, new JcollException(call.operation().label(), rank, JcollException.NONE,
+                    "internal failure in the " + transport.name() + " transport: " + e, e));
         }
     }
 
-    private void fail(JcollException e) {
-        if (failure == null) {
-            failure = e;
-            transport.abort(e);
+    /**
+     * Records the first failure and tears the transport down (this thread ran the failed call, so nothing else
+     * touches the transport's memory now); returns what the caller throws. After {@link #abort()} every failure
+     * is the abort, whatever the transport saw as it was cut.
+     */
+    private JcollException fail(Call call, JcollException e) {
+        boolean first;
+        synchronized (this) {
+            first = failure == null;
+            if (first) {
+                failure = e;
+            }
         }
+        if (!transportDone) {
+            transportDone = true;
+            transport.abort(failure);
+        }
+        if (abortedByUser) {
+            return new CommunicatorClosedException(call.operation().label(), rank, failure.peer(),
+                    call.describe() + " was stopped: " + failure.getMessage(), e);
+        }
+        return e;
     }
 
     private void ensureOpen(String operation) {
         JcollException f = failure;
         if (f != null) {
-            throw new CommunicatorClosedException(operation, rank, f.peer(),
-                    "the communicator was aborted by an earlier failure: " + f.getMessage(), f);
+            throw new CommunicatorClosedException(operation, rank, f.peer(), (abortedByUser ? "" : "the communicator "
+                    + "was aborted by an earlier failure: ") + f.getMessage(), f);
         }
         if (closed) {
-            throw new CommunicatorClosedException(operation, rank, JcollException.NONE, "the communicator is closed");
+            throw new CommunicatorClosedException(operation, rank, JcollException.NONE, parent != null && parent.closed
+                    ? "the communicator is closed: its parent was closed, which closes every communicator split from it"
+                    : "the communicator is closed");
         }
     }
 
     @Override
     public void close() {
-        CompletableFuture<Void> pending;
+        RuntimeException first = null;
+        // children first: a parent's close must not leave one of them running on its own
+        for (CommunicatorImpl child : children) {
+            try {
+                child.close();
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        CompletableFuture<?> pending;
         synchronized (issueLock) {
             if (closed) {
                 return;
+            }
+            if (openGroup != null) {
+                LOG.log(System.Logger.Level.WARNING, "rank " + rank + " closes its communicator with a group of "
+                        + openGroup.size() + " calls that was never ended: those calls were not issued, and peers "
+                        + "waiting for them fail as this rank leaves");
+                openGroup = null;
             }
             pending = last;
         }
@@ -325,13 +561,22 @@ public final class CommunicatorImpl implements Communicator {
         } catch (Exception ignored) {
             // its failure was reported to whoever waited on it; closing goes on
         }
-        synchronized (issueLock) {
+        synchronized (this) {
             closed = true;
         }
         runLock.lock();
         try {
-            if (failure == null) {
-                transport.close();
+            if (!transportDone) {
+                transportDone = true;
+                if (failure == null) {
+                    transport.close();
+                } else {
+                    transport.abort(failure);
+                }
+            }
+        } catch (RuntimeException e) {
+            if (!abortedByUser) {
+                first = first == null ? e : first; // a disagreement found while leaving: the caller must hear of it
             }
         } finally {
             runLock.unlock();
@@ -343,6 +588,12 @@ public final class CommunicatorImpl implements Communicator {
             } catch (Exception ignored) {
                 // best effort
             }
+            if (parent != null) {
+                parent.children.remove(this);
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 
@@ -384,11 +635,11 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /** A request over a future, waiting with the communicator's timeout by default. */
-    private final class FutureRequest implements Request {
-        private final CompletableFuture<Void> future;
+    private final class FutureRequest<T> implements Request {
+        private final CompletableFuture<T> future;
         private final String operation;
 
-        FutureRequest(CompletableFuture<Void> future, String operation) {
+        FutureRequest(CompletableFuture<T> future, String operation) {
             this.future = future;
             this.operation = operation;
         }
@@ -400,11 +651,17 @@ public final class CommunicatorImpl implements Communicator {
 
         @Override
         public void await() {
+            result();
+        }
+
+        /** Waits, then returns what the work returned. */
+        T result() {
             // the operation enforces its own deadline; the slack covers time spent queued
             if (!await(timeout.plus(timeout))) {
                 throw new CollectiveTimeoutException(operation, rank, JcollException.NONE,
                         "did not complete within " + timeout.plus(timeout).toSeconds() + " s");
             }
+            return future.getNow(null);
         }
 
         @Override

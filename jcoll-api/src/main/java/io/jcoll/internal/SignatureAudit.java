@@ -120,5 +120,13 @@ final class SignatureAudit implements Transport {
     @Override public boolean enqueues() { return inner.enqueues(); }
     @Override public boolean checksSignatures() { return true; }
     @Override public void abort(Throwable cause) { inner.abort(cause); }
+    @Override public void interrupt(Throwable cause) { inner.interrupt(cause); }
+
+    @Override
+    public Transport split(io.jcoll.spi.SplitRequest request) {
+        Transport child = inner.split(request);
+        return child == null ? null : new SignatureAudit(child, store.scoped(request.scope()), request.rank(),
+                request.size());
+    }
     @Override public void close() { inner.close(); }
 }

@@ -20,9 +20,31 @@ import io.jcoll.ReduceOp;
  * @param root       broadcast's root, or send/recv's peer; -1 otherwise
  * @param sequence   position of a collective in this communicator's order (all ranks agree); -1 for send/recv
  * @param inPlace    whether input and output are the same memory, laid out as NCCL and MPI define in-place use
+ * @param vectors    allToAllV's per-peer counts and offsets; null otherwise
+ * @param members    a group's calls, in issue order; empty otherwise
  */
 public record Call(Operation operation, Buffer send, Buffer recv, long count, DataType type,
-                   ReduceOp reduceOp, int root, long sequence, boolean inPlace) {
+                   ReduceOp reduceOp, int root, long sequence, boolean inPlace, Vectors vectors,
+                   java.util.List<Call> members) {
+
+    /** A call that is neither an uneven all-to-all nor a group. */
+    public Call(Operation operation, Buffer send, Buffer recv, long count, DataType type,
+                ReduceOp reduceOp, int root, long sequence, boolean inPlace) {
+        this(operation, send, recv, count, type, reduceOp, root, sequence, inPlace, null, java.util.List.of());
+    }
+
+    /** Several calls issued as one; the group's sequence is that of its first collective, or -1. */
+    public static Call group(java.util.List<Call> members) {
+        long first = members.stream().filter(c -> c.operation().isCollective()).mapToLong(Call::sequence)
+                .findFirst().orElse(-1);
+        return new Call(Operation.GROUP, null, null, 0, DataType.INT8, null, -1, first, false, null,
+                java.util.List.copyOf(members));
+    }
+
+    /** The same call with another sequence number (a group numbers its collectives when it is issued). */
+    public Call withSequence(long s) {
+        return new Call(operation, send, recv, count, type, reduceOp, root, s, inPlace, vectors, members);
+    }
 
     /** Total bytes of the message this rank contributes, for logs and statistics. */
     public long bytes() {
@@ -35,8 +57,9 @@ public record Call(Operation operation, Buffer send, Buffer recv, long count, Da
             return 0;
         }
         return switch (operation) {
-            case REDUCE_SCATTER, ALL_TO_ALL -> count * size;
-            case BARRIER, RECV -> 0;
+            case REDUCE_SCATTER, ALL_TO_ALL, SCATTER -> count * size;
+            case ALL_TO_ALL_V -> vectors.sendExtent();
+            case BARRIER, RECV, GROUP -> 0;
             default -> count;
         };
     }
@@ -47,8 +70,9 @@ public record Call(Operation operation, Buffer send, Buffer recv, long count, Da
             return 0;
         }
         return switch (operation) {
-            case ALL_GATHER, ALL_TO_ALL -> count * size;
-            case BARRIER, SEND -> 0;
+            case ALL_GATHER, ALL_TO_ALL, GATHER, SPLIT -> count * size;
+            case ALL_TO_ALL_V -> vectors.recvExtent();
+            case BARRIER, SEND, GROUP -> 0;
             default -> count;
         };
     }
@@ -56,15 +80,19 @@ public record Call(Operation operation, Buffer send, Buffer recv, long count, Da
     /** A short description for messages: {@code allReduce #12 (1000 x float32, sum)}. */
     public String describe() {
         StringBuilder b = new StringBuilder(operation.label());
+        if (operation == Operation.GROUP) {
+            return b.append(" of ").append(members.size()).append(" calls").append(members.stream().map(Call::describe)
+                    .collect(java.util.stream.Collectors.joining(", ", " [", "]"))).toString();
+        }
         if (sequence >= 0) {
             b.append(" #").append(sequence);
         }
-        b.append(" (").append(count).append(" x ").append(type);
+        b.append(" (").append(vectors == null ? Long.toString(count) : "uneven").append(" x ").append(type);
         if (reduceOp != null) {
             b.append(", ").append(reduceOp);
         }
         if (root >= 0) {
-            b.append(operation == Operation.BROADCAST ? ", root " : ", peer ").append(root);
+            b.append(operation.isRooted() ? ", root " : ", peer ").append(root);
         }
         return b.append(')').toString();
     }

@@ -9,7 +9,16 @@ public enum Operation {
     BROADCAST("broadcast"),
     BARRIER("barrier"),
     SEND("send"),
-    RECV("recv");
+    RECV("recv"),
+    // appended, so that the ordinals already on the wire keep their meaning
+    REDUCE("reduce"),
+    GATHER("gather"),
+    SCATTER("scatter"),
+    ALL_TO_ALL_V("allToAllV"),
+    /** The exchange of colors and keys that forms sub-communicators: an allGather of its own kind. */
+    SPLIT("split"),
+    /** Several calls issued as one ({@link Call#members()}); its collectives carry their own numbers. */
+    GROUP("group");
 
     private final String label;
 
@@ -24,7 +33,12 @@ public enum Operation {
 
     /** Whether every rank takes part (and so shares the collective sequence number). */
     public boolean isCollective() {
-        return this != SEND && this != RECV;
+        return this != SEND && this != RECV && this != GROUP;
+    }
+
+    /** Whether the call has a root rank ({@link Call#root()}) that sends or receives for everyone. */
+    public boolean isRooted() {
+        return this == BROADCAST || this == REDUCE || this == GATHER || this == SCATTER;
     }
 
     @Override

@@ -36,9 +36,12 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
      */
     public static Signature of(Call call) {
         int op = call.operation() == Operation.RECV ? Operation.SEND.ordinal() : call.operation().ordinal();
+        // an uneven all-to-all's counts differ from peer to peer: its signature holds none, and the TCP transport
+        // puts each pair's count in the frames between them instead
+        long count = call.operation() == Operation.ALL_TO_ALL_V ? 0 : call.count();
         return new Signature(op, call.type().ordinal(),
                 call.reduceOp() == null ? -1 : call.reduceOp().ordinal(),
-                call.operation().isCollective() ? call.root() : -1, call.count(), call.sequence());
+                call.operation().isCollective() ? call.root() : -1, count, call.sequence());
     }
 
     /**
@@ -68,6 +71,35 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
                 le.getLong(offset + 16), le.getLong(offset + 24));
     }
 
+    /** The same signature with another count: the count of one pair's exchange within an uneven all-to-all. */
+    public Signature withCount(long c) {
+        return c == count ? this : new Signature(operation, type, reduceOp, root, c, sequence);
+    }
+
+    /**
+     * Folds this signature into a running digest of every collective a rank has completed, so that ranks can
+     * compare their whole histories in one number: two ranks whose digests differ disagreed about some earlier
+     * call (a broadcast's root, say) even if that call finished on both without an error.
+     *
+     * @param digest the digest of the calls before this one (0 at the start)
+     * @return the digest including this call
+     */
+    public long foldInto(long digest) {
+        long h = digest * 0x9E3779B97F4A7C15L;
+        h = mix(h ^ operation);
+        h = mix(h ^ type);
+        h = mix(h ^ reduceOp);
+        h = mix(h ^ root);
+        h = mix(h ^ count);
+        return mix(h ^ sequence);
+    }
+
+    private static long mix(long z) { // SplitMix64's finaliser
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
     /** @return this signature in words, for mismatch messages: {@code allReduce #5 (100 x float32, sum)} */
     public String describe() {
         Operation[] ops = Operation.values();
@@ -78,7 +110,8 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
         if (sequence >= 0) {
             b.append(" #").append(sequence);
         }
-        b.append(" (").append(count).append(" x ")
+        boolean uneven = operation == Operation.ALL_TO_ALL_V.ordinal() && count == 0;
+        b.append(" (").append(uneven ? "uneven" : Long.toString(count)).append(" x ")
                 .append(type >= 0 && type < types.length ? types[type].toString() : "type " + type);
         if (reduceOp >= 0) {
             b.append(", ").append(reduceOp < reduceOps.length ? reduceOps[reduceOp].toString() : "op " + reduceOp);

@@ -73,6 +73,31 @@ public interface Transport extends AutoCloseable {
     }
 
     /**
+     * Forms this rank's side of a sub-communicator of this transport's group ({@link SplitRequest}). Every rank
+     * of this group calls it at the same point of its order, those left out too, and none runs another call on
+     * this transport meanwhile. The new transport is independent of this one: its calls never mix with this
+     * one's, and either may be used from its own thread.
+     *
+     * @param request the agreed group
+     * @return the new transport, or null for a rank left out
+     */
+    default Transport split(SplitRequest request) {
+        throw new UnsupportedOperationException("the " + name() + " transport cannot form sub-communicators");
+    }
+
+    /**
+     * Makes a call that another thread is running fail soon ({@link io.jcoll.Communicator#abort()} while a call
+     * runs), telling the peers as {@link #abort} does. Called from any thread; the thread that ran the call
+     * then calls {@link #abort} as it fails, so this must free nothing that call may still touch. The default
+     * does what {@link #abort} does, for transports whose abort is safe from any thread.
+     *
+     * @param cause why, to tell the peers
+     */
+    default void interrupt(Throwable cause) {
+        abort(cause);
+    }
+
+    /**
      * Tears the transport down after a failure, telling the peers (best effort)
      * so that they fail fast instead of waiting for their timeouts.
      */

@@ -24,22 +24,86 @@ public record Case(Operation operation, DataType type, ReduceOp op, int count, b
     public static final List<Operation> COLLECTIVES = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER,
             Operation.REDUCE_SCATTER, Operation.ALL_TO_ALL, Operation.BROADCAST);
 
+    /** The rooted and uneven collectives of {@link #extendedMatrix}. */
+    public static final List<Operation> ROOTED_AND_UNEVEN = List.of(Operation.REDUCE, Operation.GATHER,
+            Operation.SCATTER, Operation.ALL_TO_ALL_V);
+
     /** Whether {@code o} takes a reduce op. */
     public static boolean reduces(Operation o) {
-        return o == Operation.ALL_REDUCE || o == Operation.REDUCE_SCATTER;
+        return o == Operation.ALL_REDUCE || o == Operation.REDUCE_SCATTER || o == Operation.REDUCE;
+    }
+
+    /**
+     * Elements rank {@code from} sends rank {@code to} in an uneven all-to-all case: 0 to {@code count},
+     * derived from the case id so that both ends compute it; about one pair in four sends nothing.
+     */
+    public long pairCount(int from, int to) {
+        long h = (id * 0x9E3779B97F4A7C15L) ^ (from * 0xBF58476D1CE4E5B9L) ^ (to * 0x94D049BB133111EBL);
+        h ^= h >>> 29;
+        h *= 0x2545F4914F6CDD1DL;
+        h ^= h >>> 32;
+        long r = Math.floorMod(h, 4L * (count + 1));
+        return r < count + 1 ? 0 : Math.floorMod(h >>> 7, count + 1L);
+    }
+
+    /** Where rank {@code from}'s block for each peer starts: packed, with a one-element gap before each. */
+    public long[] sendOffsets(int from, int n) {
+        long[] o = new long[n];
+        long at = 0;
+        for (int to = 0; to < n; to++) {
+            o[to] = at + 1;
+            at = o[to] + pairCount(from, to);
+        }
+        return o;
+    }
+
+    /** Where the block from each peer lands: packed from the last rank to the first (offsets not in rank order). */
+    public long[] recvOffsets(int to, int n) {
+        long[] o = new long[n];
+        long at = 0;
+        for (int from = n - 1; from >= 0; from--) {
+            o[from] = at;
+            at += pairCount(from, to);
+        }
+        return o;
+    }
+
+    private static long end(long[] offsets, long[] counts) {
+        long e = 0;
+        for (int i = 0; i < offsets.length; i++) {
+            e = Math.max(e, offsets[i] + counts[i]);
+        }
+        return e;
     }
 
     /** Every rank's input for this case. */
     public double[][] inputs(int n) {
-        int perRank = switch (operation) {
-            case REDUCE_SCATTER, ALL_TO_ALL -> count * n;
-            default -> count;
-        };
         double[][] in = new double[n][];
         for (int r = 0; r < n; r++) {
+            int perRank = switch (operation) {
+                case REDUCE_SCATTER, ALL_TO_ALL, SCATTER -> count * n;
+                case ALL_TO_ALL_V -> (int) end(sendOffsets(r, n), sendCounts(r, n));
+                default -> count;
+            };
             in[r] = Data.random(type, op, perRank, Ranks.seed(id, r));
         }
         return in;
+    }
+
+    private long[] sendCounts(int from, int n) {
+        long[] c = new long[n];
+        for (int to = 0; to < n; to++) {
+            c[to] = pairCount(from, to);
+        }
+        return c;
+    }
+
+    private long[] recvCounts(int to, int n) {
+        long[] c = new long[n];
+        for (int from = 0; from < n; from++) {
+            c[from] = pairCount(from, to);
+        }
+        return c;
     }
 
     /** Elements past what the call uses, in every buffer; they must not change. */
@@ -127,8 +191,95 @@ public record Case(Operation operation, DataType type, ReduceOp op, int count, b
                 tailIntact(what, recv, count);
                 return out;
             }
+            case REDUCE -> {
+                HostBuffer send = buffer(count, mine);
+                HostBuffer recv = rank != root ? null : inPlace ? send : buffer(count, null);
+                ops.reduce(send, recv, count, op, root);
+                Verify.equal(what + " (send buffer untouched)", mine, 0, Data.read(send, count), 0,
+                        rank == root && inPlace ? 0 : count);
+                if (rank != root) {
+                    return new double[0];
+                }
+                double[] out = Data.read(recv, count);
+                Verify.reduced(what, type, op, in, out, 0);
+                tailIntact(what, recv, count);
+                return out;
+            }
+            case GATHER -> {
+                HostBuffer recv = rank == root ? buffer(count * n, null) : null;
+                HostBuffer send;
+                if (inPlace && rank == root) {
+                    send = recv.slice((long) rank * count, count);
+                    Data.write(send, mine);
+                } else {
+                    send = buffer(count, mine);
+                }
+                ops.gather(send, recv, count, root);
+                if (rank != root) {
+                    return new double[0];
+                }
+                double[] out = Data.read(recv, count * n);
+                for (int r = 0; r < n; r++) {
+                    Verify.equal(what + " block " + r, in[r], 0, out, r * count, count);
+                }
+                tailIntact(what, recv, count * n);
+                return out;
+            }
+            case SCATTER -> {
+                HostBuffer send = rank == root ? buffer(count * n, mine) : null;
+                HostBuffer recv = inPlace && rank == root ? send.slice((long) rank * count, count) : buffer(count, null);
+                ops.scatter(send, recv, count, root);
+                double[] out = Data.read(recv, count);
+                Verify.equal(what, in[root], rank * count, out, 0, count);
+                if (!(inPlace && rank == root)) {
+                    tailIntact(what, recv, count);
+                }
+                return out;
+            }
+            case ALL_TO_ALL_V -> {
+                long[] sc = sendCounts(rank, n);
+                long[] so = sendOffsets(rank, n);
+                long[] rc = recvCounts(rank, n);
+                long[] ro = recvOffsets(rank, n);
+                int total = (int) end(ro, rc);
+                HostBuffer send = buffer(mine.length, mine);
+                HostBuffer recv = buffer(total, null);
+                ops.allToAllV(send, sc, so, recv, rc, ro);
+                double[] out = Data.read(recv, total);
+                for (int p = 0; p < n; p++) {
+                    Verify.equal(what + " block from rank " + p, in[p], (int) sendOffsets(p, n)[rank], out, (int) ro[p],
+                            (int) rc[p]);
+                }
+                tailIntact(what, recv, total);
+                return out;
+            }
             default -> throw new IllegalArgumentException(operation.toString());
         }
+    }
+
+    /**
+     * The rooted and uneven collectives (reduce, gather, scatter, uneven all-to-all): every type, every reduce
+     * op for reduce, in and out of place where the operation has an in-place form, roots varying with the id.
+     */
+    public static List<Case> extendedMatrix(int[] counts, int n, long firstId) {
+        List<Case> cases = new ArrayList<>();
+        long id = firstId;
+        Data.Kind[] kinds = Data.Kind.values();
+        for (Operation o : ROOTED_AND_UNEVEN) {
+            for (DataType t : DataType.values()) {
+                for (ReduceOp op : reduces(o) ? ReduceOp.values() : new ReduceOp[] {ReduceOp.SUM}) {
+                    for (int count : counts) {
+                        for (boolean inPlace : o == Operation.ALL_TO_ALL_V ? new boolean[] {false}
+                                : new boolean[] {false, true}) {
+                            Data.Kind kind = kinds[(int) (id % kinds.length)];
+                            int root = (int) (id % n);
+                            cases.add(new Case(o, t, reduces(o) ? op : null, count, inPlace, kind, root, id++));
+                        }
+                    }
+                }
+            }
+        }
+        return cases;
     }
 
     /** Values that are never a correct result, to prove every output element was written; exact in every type. */
@@ -172,7 +323,7 @@ public record Case(Operation operation, DataType type, ReduceOp op, int count, b
     @Override
     public String toString() {
         return operation.label() + "(" + count + " x " + type + (op == null ? "" : ", " + op)
-                + (operation == Operation.BROADCAST ? ", root " + root : "") + ", " + kind
+                + (operation.isRooted() ? ", root " + root : "") + ", " + kind
                 + (inPlace ? ", in place" : "") + ")";
     }
 }

@@ -43,13 +43,19 @@ final class Connection {
         final int peer;
         final ByteBuffer dst;
         final int expected;
+        /** What the sender must be doing: the receiver's call (with the pair's count in an uneven all-to-all). */
+        final io.jcoll.spi.Signature signature;
+        /** The receiver's digest of its completed collectives, which the sender's must equal. */
+        final long history;
         boolean matched;
         boolean done;
 
-        Recv(int peer, ByteBuffer dst) {
+        Recv(int peer, ByteBuffer dst, io.jcoll.spi.Signature signature, long history) {
             this.peer = peer;
             this.dst = dst;
             this.expected = dst.remaining();
+            this.signature = signature;
+            this.history = history;
         }
 
         /** Bytes read into {@code dst} so far. */
@@ -79,6 +85,8 @@ final class Connection {
     private final ArrayDeque<ByteBuffer> spareHeaders = new ArrayDeque<>();
     /** The peer said it is leaving (CLOSE frame) or its stream ended after that. */
     boolean peerClosed;
+    /** The history digest the peer's CLOSE frame carried, compared with this rank's own when it closes too. */
+    long peerClosedHistory;
     /** Nothing more can be read or written: the stream ended or failed. */
     boolean broken;
     /** The send at the head of the queue has started going out (no other frame may be interleaved). */

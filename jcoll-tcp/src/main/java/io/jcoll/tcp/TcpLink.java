@@ -41,6 +41,9 @@ final class TcpLink implements PointToPoint {
 
     private String operation = "bootstrap";
     private Signature signature = new Signature(0, 0, -1, -1, 0, -2);
+    private long history;                      // digest of the collectives this rank completed before this call
+    private long[] pairSendCounts;             // an uneven all-to-all's counts per peer, else null
+    private long[] pairRecvCounts;
     private long deadline = Long.MAX_VALUE;
 
     TcpLink(int rank, int size, Connection[] connections, long spinNanos, boolean yieldWhileSpinning)
@@ -61,8 +64,21 @@ final class TcpLink implements PointToPoint {
 
     /** Sets what the next transfers belong to: their signature, and the deadline of every wait. */
     void begin(String operation, Signature signature, long deadlineNanos) {
+        begin(operation, signature, 0, null, null, deadlineNanos);
+    }
+
+    /**
+     * Sets what the next transfers belong to: their signature, this rank's digest of the collectives it
+     * completed before them, an uneven all-to-all's counts per peer (null otherwise: the signature's count
+     * for every peer), and the deadline of every wait.
+     */
+    void begin(String operation, Signature signature, long history, long[] sendCounts, long[] recvCounts,
+               long deadlineNanos) {
         this.operation = operation;
         this.signature = signature;
+        this.history = history;
+        this.pairSendCounts = sendCounts;
+        this.pairRecvCounts = recvCounts;
         this.deadline = deadlineNanos;
     }
 
@@ -80,7 +96,8 @@ final class TcpLink implements PointToPoint {
     public Transfer send(int peer, ByteBuffer src) {
         Connection c = connection(peer);
         ByteBuffer header = c.headerForSend();
-        Frame.encode(header, Frame.DATA, src.remaining(), signature);
+        long count = pairSendCounts == null ? signature.count() : pairSendCounts[peer];
+        Frame.encode(header, Frame.DATA, src.remaining(), signature, count, history);
         Connection.Send s = new Connection.Send(peer, header, src);
         c.sends.add(s);
         try {
@@ -94,7 +111,8 @@ final class TcpLink implements PointToPoint {
     @Override
     public Transfer recv(int peer, ByteBuffer dst) {
         Connection c = connection(peer);
-        Connection.Recv r = new Connection.Recv(peer, dst);
+        Signature expected = pairRecvCounts == null ? signature : signature.withCount(pairRecvCounts[peer]);
+        Connection.Recv r = new Connection.Recv(peer, dst, expected, history);
         c.recvs.add(r);
         pumpRecvs(c);
         return r;
@@ -244,6 +262,7 @@ final class TcpLink implements PointToPoint {
                 byte kind = Frame.kind(c.inHeader);
                 if (kind == Frame.CLOSE) {
                     c.peerClosed = true;
+                    c.peerClosedHistory = Frame.history(c.inHeader);
                     c.nextFrame();
                     continue;
                 }
@@ -258,8 +277,8 @@ final class TcpLink implements PointToPoint {
                     return progressed; // the payload waits in the socket until its receive is posted
                 }
                 if (!r.matched) {
-                    MatchCheck.check(operation, rank, c.peer, signature, r.expected,
-                            Frame.signature(c.inHeader), Frame.payloadLength(c.inHeader));
+                    MatchCheck.check(operation, rank, c.peer, r.signature, r.expected, r.history,
+                            Frame.signature(c.inHeader), Frame.payloadLength(c.inHeader), Frame.history(c.inHeader));
                     r.matched = true;
                 }
                 if (r.dst.hasRemaining()) {
@@ -285,10 +304,9 @@ final class TcpLink implements PointToPoint {
             }
         } catch (IOException e) {
             throw failed(c, e);
-        } catch (JcollException e) {
-            c.broken = true;
-            throw e;
         }
+        // a header refused by the match check leaves the stream whole: the connection is not marked broken, so
+        // that the abort that follows still tells this very peer why (a mismatch's sender learns what it did)
     }
 
     private PeerFailureException endOfStream(Connection c) {
@@ -418,15 +436,23 @@ final class TcpLink implements PointToPoint {
         closeQuietly(selector);
     }
 
-    /** Says goodbye to every peer, lets each do the same, and closes. */
-    void close() {
+    /**
+     * Says goodbye to every peer, lets each do the same, and closes. The goodbye carries this rank's digest of
+     * the collectives it completed, and the peers' frames are read to their end of stream: a peer whose digest
+     * differs, data a peer sent that no call of this rank received, or a peer's abort means the ranks did not
+     * run the same calls (a broadcast with two roots ends without an error on every rank): that is returned,
+     * so that closing reports what would otherwise stay silent.
+     *
+     * @return the first disagreement found, or null
+     */
+    JcollException close() {
         ByteBuffer frame = ByteBuffer.allocate(Frame.HEADER_BYTES);
         long until = System.nanoTime() + 1_000_000_000L;
         for (Connection c : connections) {
             if (c == null || c.broken) {
                 continue;
             }
-            Frame.encode(frame, Frame.CLOSE, 0, signature);
+            Frame.encode(frame, Frame.CLOSE, 0, signature, signature.count(), history);
             try {
                 while (frame.hasRemaining() && System.nanoTime() < until) {
                     if (c.channel.write(frame) == 0) {
@@ -444,23 +470,14 @@ final class TcpLink implements PointToPoint {
                 c.key.interestOps(SelectionKey.OP_READ);
             }
         }
-        ByteBuffer sink = ByteBuffer.allocate(64 << 10);
+        operation = "close";
+        Farewells farewells = new Farewells();
         boolean open = true;
         while (open && System.nanoTime() < until) {
             open = false;
             for (Connection c : connections) {
-                if (c == null || c.broken) {
-                    continue;
-                }
-                try {
-                    int n = c.channel.read(sink.clear());
-                    if (n < 0) {
-                        c.broken = true;
-                    } else {
-                        open = true;
-                    }
-                } catch (IOException e) {
-                    c.broken = true;
+                if (c != null && !c.broken) {
+                    open |= farewells.read(c);
                 }
             }
             if (open) {
@@ -474,11 +491,90 @@ final class TcpLink implements PointToPoint {
         }
         for (Connection c : connections) {
             if (c != null) {
+                if (c.peerClosed) {
+                    farewells.compare(c);
+                }
                 closeQuietly(c);
             }
         }
         closeQuietly(selector);
         LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " closed its connections");
+        return farewells.first;
+    }
+
+    /** Reads what peers send while this rank leaves, frame by frame, and notes the first disagreement. */
+    private final class Farewells {
+        private final ByteBuffer sink = ByteBuffer.allocate(64 << 10);
+        private final long[] unread = new long[size]; // payload bytes still to skip, per peer
+        JcollException first;
+
+        /** Reads what {@code c} has; returns whether its stream is still open. */
+        boolean read(Connection c) {
+            try {
+                while (true) {
+                    if (unread[c.peer] > 0) {
+                        int n = c.channel.read(sink.clear().limit((int) Math.min(sink.capacity(), unread[c.peer])));
+                        if (n <= 0) {
+                            return ended(c, n);
+                        }
+                        unread[c.peer] -= n;
+                        continue;
+                    }
+                    if (!c.headerComplete()) {
+                        int n = c.readHeader();
+                        if (n < 0 || !c.headerComplete()) {
+                            return ended(c, n);
+                        }
+                    }
+                    byte kind = Frame.kind(c.inHeader);
+                    if (kind == Frame.CLOSE) {
+                        c.peerClosed = true;
+                        c.peerClosedHistory = Frame.history(c.inHeader);
+                    } else if (kind == Frame.DATA) {
+                        note(new io.jcoll.exceptions.CollectiveMismatchException("close", rank, c.peer, "rank "
+                                + c.peer + " sent data for " + Frame.signature(c.inHeader).describe() + " that no call "
+                                + "of this rank received: the ranks did not run the same collectives with the same "
+                                + "arguments (a different root, say), and their results may differ"));
+                        unread[c.peer] = Math.max(0, Frame.payloadLength(c.inHeader));
+                    } else if (kind == Frame.ABORT) {
+                        note(abortedBy(c, null));
+                        return false;
+                    } else {
+                        note(garbage(c, "a frame of unknown kind " + kind));
+                        return false;
+                    }
+                    c.nextFrame();
+                }
+            } catch (IOException e) {
+                c.broken = true;
+                return false;
+            }
+        }
+
+        private boolean ended(Connection c, int n) {
+            if (n < 0) {
+                c.broken = true;
+                return false;
+            }
+            return true;
+        }
+
+        /** After the peer's CLOSE: its digest must be this rank's. */
+        void compare(Connection c) {
+            if (c.peerClosedHistory != history) {
+                note(new io.jcoll.exceptions.CollectiveMismatchException("close", rank, c.peer, "rank " + c.peer
+                        + " and this rank disagree about an earlier collective: one of them was called with other "
+                        + "arguments on one of the two (a different root, count, type or op) and completed without "
+                        + "either noticing, so their results may differ; every rank must issue the same collectives, "
+                        + "in the same order, with the same arguments"));
+            }
+        }
+
+        private void note(JcollException e) {
+            if (first == null) {
+                first = e;
+            }
+        }
     }
 
     private static byte[] truncate(byte[] b) {

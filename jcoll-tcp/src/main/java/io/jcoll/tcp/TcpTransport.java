@@ -19,6 +19,8 @@ import io.jcoll.tcp.algorithm.DisseminationBarrier;
 import io.jcoll.tcp.algorithm.Scratch;
 import io.jcoll.tcp.algorithm.Tuning;
 import io.jcoll.spi.Signature;
+import io.jcoll.spi.SplitRequest;
+import io.jcoll.tcp.algorithm.PointToPointBatch;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -51,6 +53,9 @@ final class TcpTransport implements Transport {
     private final ChannelPlan plan;
     private final ExecutorService helpers;    // one thread per channel beyond the first; null with one channel
     private final StallDiagnosis diagnosis;
+    private final TransportContext context;   // what this group was opened with; sub-groups derive theirs from it
+    /** Digest of every collective completed ({@link Signature#foldInto}), carried in every frame to the peers. */
+    private long history;
     private boolean stagingReported;
     private static final System.Logger LOG = System.getLogger(TcpTransport.class.getName());
 
@@ -58,7 +63,9 @@ final class TcpTransport implements Transport {
     private record Channel(TcpLink link, AlgorithmContext context) {
     }
 
-    private TcpTransport(Channel[] channels, ChannelPlan plan, StallDiagnosis diagnosis, NetworkReport network) {
+    private TcpTransport(TransportContext context, Channel[] channels, ChannelPlan plan, StallDiagnosis diagnosis,
+                         NetworkReport network) {
+        this.context = context;
         this.channels = channels;
         this.plan = plan;
         this.link = channels[0].link();
@@ -112,7 +119,7 @@ final class TcpTransport implements Transport {
             throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE,
                     "could not set up TCP connections: " + e.getMessage(), e);
         }
-        TcpTransport transport = new TcpTransport(channels, plan,
+        TcpTransport transport = new TcpTransport(ctx, channels, plan,
                 new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()),
                 describe(first, stages, plan.channels()));
         try {
@@ -120,6 +127,11 @@ final class TcpTransport implements Transport {
             for (Channel ch : channels) {
                 ch.link().begin("bootstrap", BOOTSTRAP_BARRIER, deadline);
                 DisseminationBarrier.run(ch.context());
+            }
+            // every rank has dialled every published endpoint: the keys are no longer needed (a job that splits
+            // a thousand groups must not grow its store by a thousand sets of them)
+            for (int c = 0; c < channels.length && ctx.size() > 1; c++) {
+                ctx.store().delete("tcp/c" + c + "/endpoint/" + ctx.rank());
             }
         } catch (JcollException e) {
             transport.abort(e);
@@ -221,22 +233,60 @@ final class TcpTransport implements Transport {
 
     @Override
     public void execute(Call call, long deadlineNanos) {
-        int k = split(call);
-        if (k == 1) {
-            run(channels[0], call, 0, call.count(), deadlineNanos);
+        if (call.operation() == Operation.GROUP) {
+            executeGroup(call, deadlineNanos);
             return;
         }
-        // the same parts on every rank: channel c moves elements [count * c / k, count * (c + 1) / k) of every block
-        long count = call.count();
+        int k = split(call);
+        if (k == 1) {
+            run(channels[0], call, 0, 1, deadlineNanos);
+        } else {
+            runOverChannels(call, k, deadlineNanos);
+        }
+        completed(call);
+    }
+
+    /**
+     * A group: its sends and receives all posted at once (so that no order of them can deadlock), then its
+     * collectives in the order they were recorded. Every rank does the same, so the collectives still meet.
+     */
+    private void executeGroup(Call group, long deadlineNanos) {
+        List<Call> pointToPoint = new ArrayList<>();
+        for (Call c : group.members()) {
+            if (!c.operation().isCollective()) {
+                pointToPoint.add(c);
+            }
+        }
+        if (!pointToPoint.isEmpty()) {
+            // each message's signature is set as it is posted; the wait names the group
+            link.begin("group", Signature.of(pointToPoint.get(0)), history, null, null, deadlineNanos);
+            PointToPointBatch.run(channels[0].context(), pointToPoint,
+                    c -> link.begin(c.operation().label(), Signature.of(c), history, null, null, deadlineNanos));
+        }
+        for (Call c : group.members()) {
+            if (c.operation().isCollective()) {
+                execute(c, deadlineNanos);
+            }
+        }
+    }
+
+    /** A collective completed on this rank: it joins the history every later frame carries. */
+    private void completed(Call call) {
+        if (call.operation().isCollective()) {
+            history = Signature.of(call).foldInto(history);
+        }
+    }
+
+    private void runOverChannels(Call call, int k, long deadlineNanos) {
+        // the same parts on every rank: channel c moves part c of k of every block
         AtomicReference<RuntimeException> first = new AtomicReference<>();
         List<Future<?>> started = new ArrayList<>(k - 1);
         for (int c = 1; c < k; c++) {
             Channel ch = channels[c];
-            long from = count * c / k;
-            long to = count * (c + 1) / k;
-            started.add(helpers.submit(() -> runOrStopAll(ch, call, from, to, deadlineNanos, first)));
+            int part = c;
+            started.add(helpers.submit(() -> runOrStopAll(ch, call, part, k, deadlineNanos, first)));
         }
-        runOrStopAll(channels[0], call, 0, count / k, deadlineNanos, first);
+        runOrStopAll(channels[0], call, 0, k, deadlineNanos, first);
         for (Future<?> f : started) {
             try {
                 f.get(); // each channel waits no longer than the call's deadline, or stops when another failed
@@ -255,10 +305,10 @@ final class TcpTransport implements Transport {
     }
 
     /** Runs one channel's part; the first channel to fail records why and stops the others at once. */
-    private void runOrStopAll(Channel ch, Call call, long from, long to, long deadlineNanos,
+    private void runOrStopAll(Channel ch, Call call, int part, int parts, long deadlineNanos,
                               AtomicReference<RuntimeException> first) {
         try {
-            run(ch, call, from, to, deadlineNanos);
+            run(ch, call, part, parts, deadlineNanos);
         } catch (RuntimeException e) {
             if (first.compareAndSet(null, e)) {
                 abortChannels(e);
@@ -275,16 +325,33 @@ final class TcpTransport implements Transport {
             return 1;
         }
         return switch (call.operation()) {
-            case ALL_REDUCE, BROADCAST -> plan.channelsFor(call.bytes());
-            case ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL -> plan.channelsFor(call.bytes() * link.size());
+            case ALL_REDUCE, BROADCAST, REDUCE -> plan.channelsFor(call.bytes());
+            case ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, GATHER, SCATTER -> plan.channelsFor(call.bytes() * link.size());
+            case ALL_TO_ALL_V -> {
+                // each direction of each pair is cut by its own length (both of its ends know it): as many
+                // channels as the largest block needs
+                int most = 1;
+                for (int p = 0; p < link.size(); p++) {
+                    most = Math.max(most, plan.channelsFor(Math.max(call.vectors().sendCounts()[p],
+                            call.vectors().recvCounts()[p]) * call.type().size()));
+                }
+                yield most;
+            }
             default -> 1;
         };
     }
 
-    private void run(Channel ch, Call call, long from, long to, long deadlineNanos) {
-        ch.link().begin(call.operation().label(), Signature.of(call), deadlineNanos);
+    /** Part {@code part} of {@code parts} of every block of {@code call}, over one channel. */
+    private void run(Channel ch, Call call, int part, int parts, long deadlineNanos) {
+        io.jcoll.spi.Vectors v = call.vectors();
+        ch.link().begin(call.operation().label(), Signature.of(call), history, v == null ? null : v.sendCounts(),
+                v == null ? null : v.recvCounts(), deadlineNanos);
         try {
-            Collectives.runPart(ch.context(), call, from, to);
+            if (v != null) {
+                Collectives.runUnevenShare(ch.context(), call, part, plan::channelsFor);
+            } else {
+                Collectives.runShare(ch.context(), call, part, parts);
+            }
         } catch (CollectiveTimeoutException e) {
             throw call.operation().isCollective() ? diagnosis.explain(call, e, deadlineNanos) : e;
         } catch (JcollException e) {
@@ -293,6 +360,29 @@ final class TcpTransport implements Transport {
             }
             throw e;
         }
+    }
+
+    /**
+     * A sub-group over connections of its own: a new mesh among the members, found through the store under the
+     * split's scope, with its own links, sequence numbers and history, so that its calls never mix with this
+     * group's and the two can run on different threads. The members agreed on the split through this group, so
+     * they open it together; the rest have nothing to do.
+     */
+    @Override
+    public Transport split(SplitRequest request) {
+        if (!request.included()) {
+            return null;
+        }
+        TransportContext parent = context;
+        return open(new TransportContext(request.rank(), request.size(), request.localRank(), request.localSize(),
+                parent.store().scoped(request.scope()), parent.advertiseAddress(), parent.token(), parent.timeout(),
+                parent.settings()));
+    }
+
+    /** From another thread while a call runs: the links are cut, so that call fails at once; nothing is freed. */
+    @Override
+    public void interrupt(Throwable cause) {
+        abortChannels(cause);
     }
 
     private void abortChannels(Throwable cause) {
@@ -314,9 +404,11 @@ final class TcpTransport implements Transport {
 
     @Override
     public void close() {
+        JcollException disagreement = null;
         try {
             for (Channel ch : channels) {
-                ch.link().close();
+                JcollException found = ch.link().close();
+                disagreement = disagreement == null ? found : disagreement;
             }
         } finally {
             if (helpers != null) {
@@ -325,6 +417,9 @@ final class TcpTransport implements Transport {
             for (Channel ch : channels) {
                 ch.context().scratch().close();
             }
+        }
+        if (disagreement != null) {
+            throw disagreement; // everything is released; the caller learns what the goodbyes revealed
         }
     }
 }

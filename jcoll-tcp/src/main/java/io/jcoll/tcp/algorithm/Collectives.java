@@ -6,6 +6,7 @@ import io.jcoll.ReduceOp;
 import io.jcoll.spi.Call;
 
 import java.nio.ByteBuffer;
+import java.util.function.LongToIntFunction;
 
 /**
  * Runs a validated call over buffers reached through {@link StagedAccess} by choosing an algorithm: the size
@@ -23,7 +24,45 @@ public final class Collectives {
     }
 
     public static void run(AlgorithmContext ctx, Call call) {
-        runPart(ctx, call, 0, call.count());
+        runShare(ctx, call, 0, 1);
+    }
+
+    /**
+     * Share {@code part} of {@code parts} of every block of {@code call} ({@link Blocks#share}): what one of
+     * several channels moves. The shares of a call, run in any order or side by side, do exactly what the whole
+     * call does. An uneven all-to-all cuts each direction of each pair by its own length instead: see
+     * {@link #runUnevenShare}, with every block in {@code parts} shares.
+     */
+    public static void runShare(AlgorithmContext ctx, Call call, int part, int parts) {
+        if (call.operation() == Operation.ALL_TO_ALL_V) {
+            runUnevenShare(ctx, call, part, bytes -> parts);
+            return;
+        }
+        long count = call.count();
+        runPart(ctx, call, count * part / parts, count * (part + 1) / parts);
+    }
+
+    /**
+     * Share {@code part} of an uneven all-to-all: the block for (from) each peer is cut into
+     * {@code sharesFor(its bytes)} shares, a number both ends of that direction compute alike from the length
+     * they agree on, and this runs share {@code part} of each (nothing of a block with fewer shares). Share 0
+     * exchanges a message with every peer even where its block is empty, so that a receiver always sees the
+     * count its sender meant.
+     */
+    public static void runUnevenShare(AlgorithmContext ctx, Call call, int part, LongToIntFunction sharesFor) {
+        io.jcoll.spi.Vectors v = call.vectors();
+        int typeSize = call.type().size();
+        Blocks out = Blocks.share(Blocks.explicit(v.sendCounts(), v.sendOffsets()), part,
+                i -> sharesFor.applyAsInt(v.sendCounts()[i] * typeSize));
+        Blocks in = Blocks.share(Blocks.explicit(v.recvCounts(), v.recvOffsets()), part,
+                i -> sharesFor.applyAsInt(v.recvCounts()[i] * typeSize));
+        Region send = region(call.send());
+        Region recv = region(call.recv());
+        if (ctx.size() == 1) {
+            LocalCopy.now(send.plus(out.start(0)), recv.plus(in.start(0)), in.length(0), ctx.scratch());
+            return;
+        }
+        PairwiseAllToAll.run(ctx, send, recv, out, in, false, part == 0);
     }
 
     /**
@@ -50,7 +89,7 @@ public final class Collectives {
         long outputBytes = count * n * call.type().size(); // allGather's and allToAll's output
         switch (call.operation()) {
             case ALL_REDUCE -> allReduce(ctx, send.plus(from), recv.plus(from), part, call.reduceOp());
-            case ALL_GATHER -> {
+            case ALL_GATHER, SPLIT -> {
                 if (n > 1 && whole && outputBytes <= ctx.tuning().smallAllGatherBytes()) {
                     BruckAllGather.run(ctx, send, recv, count); // log2(n) steps for small blocks
                 } else {
@@ -66,6 +105,10 @@ public final class Collectives {
                 }
             }
             case BROADCAST -> broadcast(ctx, call, send == null ? null : send.plus(from), recv.plus(from), part);
+            case REDUCE -> RootedReduce.run(ctx, send.plus(from), recv == null ? null : recv.plus(from), part,
+                    call.reduceOp(), call.root());
+            case GATHER -> RootedExchange.gather(ctx, send.plus(from), recv, Blocks.part(count, from, to), call.root());
+            case SCATTER -> RootedExchange.scatter(ctx, send, recv.plus(from), Blocks.part(count, from, to), call.root());
             case SEND -> Pipeline.exchange(ctx, send.plus(from), part, call.root(), -1, 0, null, call.type().size());
             case RECV -> Pipeline.exchange(ctx, null, 0, -1, call.root(), part, Sink.into(recv.plus(from)),
                     call.type().size());

@@ -44,9 +44,19 @@ public final class Pipeline {
      * @param from      source rank (ignored when nothing is received)
      * @param recvCount elements to receive from {@code from}
      * @param sink      what becomes of received elements
+     * @param always    whether a run of no elements still goes as one empty message, each way: where the two ends
+     *                  may disagree about a run's length (an uneven all-to-all), the receiver then always gets a
+     *                  header to check, even when it expects nothing
      */
-    public record Leg(Region source, long sendCount, int to, int from, long recvCount, Sink sink) {
+    public record Leg(Region source, long sendCount, int to, int from, long recvCount, Sink sink, boolean always) {
+
+        /** A leg whose empty runs send nothing. */
+        public Leg(Region source, long sendCount, int to, int from, long recvCount, Sink sink) {
+            this(source, sendCount, to, from, recvCount, sink, false);
+        }
     }
+
+    private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
     /** One exchange through the pipeline; see {@link Leg} for the arguments. */
     public static void exchange(AlgorithmContext ctx, Region source, long sendCount, int to,
@@ -119,8 +129,9 @@ public final class Pipeline {
             this.leg = leg;
             this.sendSeg = tuning.segmentElements(typeSize, leg.sendCount());
             this.recvSeg = tuning.segmentElements(typeSize, leg.recvCount());
-            this.recvSegments = segments(leg.recvCount(), recvSeg);
-            this.segments = Math.max(segments(leg.sendCount(), sendSeg), recvSegments);
+            long least = leg.always() ? 1 : 0; // an empty run that must still go is one empty segment
+            this.recvSegments = Math.max(least, segments(leg.recvCount(), recvSeg));
+            this.segments = Math.max(Math.max(least, segments(leg.sendCount(), sendSeg)), recvSegments);
             this.firstUnit = firstUnit;
             this.feeder = feeder;
         }
@@ -207,8 +218,8 @@ public final class Pipeline {
             segment[slot] = k;
             if (k < c.recvSegments) {
                 int n = length(k, c.recvSeg, leg.recvCount());
-                landed[slot] = leg.sink().target(k * c.recvSeg, n, scratch.recvStage(slot));
-                recvs[slot] = p2p.recv(leg.from(), landed[slot]);
+                landed[slot] = n == 0 ? EMPTY : leg.sink().target(k * c.recvSeg, n, scratch.recvStage(slot));
+                recvs[slot] = p2p.recv(leg.from(), n == 0 ? EMPTY.duplicate() : landed[slot]);
             } else {
                 recvs[slot] = null;
             }
@@ -217,6 +228,8 @@ public final class Pipeline {
                 ByteBuffer view = leg.source().buffer().readable(leg.source().byteOffset(k * c.sendSeg), n * typeSize,
                         scratch.sendStage(slot));
                 sends[slot] = p2p.send(leg.to(), view);
+            } else if (k == 0 && leg.always()) {
+                sends[slot] = p2p.send(leg.to(), EMPTY.duplicate());
             } else {
                 sends[slot] = null;
             }
@@ -234,8 +247,9 @@ public final class Pipeline {
             p2p.await(sends[slot], recvs[slot]);
             Cut c = cut[slot];
             long k = segment[slot];
-            if (k < c.recvSegments) {
-                c.leg.sink().arrived(k * c.recvSeg, length(k, c.recvSeg, c.leg.recvCount()), landed[slot]);
+            int n = k < c.recvSegments ? length(k, c.recvSeg, c.leg.recvCount()) : 0;
+            if (n > 0) {
+                c.leg.sink().arrived(k * c.recvSeg, n, landed[slot]);
             }
         }
     }

@@ -16,12 +16,18 @@ import java.nio.ByteBuffer;
  *  8  i32 root; for ABORT the rank that failed
  * 12  i64 count              }
  * 20  i64 sequence           }
- * 28  (payload follows)
+ * 28  i64 history            digest of every collective the sender completed before this frame's
+ *                            ({@link Signature#foldInto}): a difference shows an earlier disagreement that
+ *                            finished silently (a broadcast's root, say)
+ * 36  (payload follows)
  * </pre>
+ *
+ * <p>In an uneven all-to-all the count field holds the count of the pair's own exchange, so that a receiver
+ * that expects another count refuses the first frame before any of its payload is used.
  */
 public final class Frame {
 
-    public static final int HEADER_BYTES = 28;
+    public static final int HEADER_BYTES = 36;
     public static final byte DATA = 1;
     public static final byte ABORT = 2;
     public static final byte CLOSE = 3;
@@ -36,12 +42,23 @@ public final class Frame {
     private static final int ROOT = 8;
     private static final int COUNT = 12;
     private static final int SEQUENCE = 20;
+    private static final int HISTORY = 28;
 
     private Frame() {
     }
 
-    /** Writes a header at index 0 of {@code b} (little-endian) and leaves b ready to send. */
+    /** Writes a header at index 0 of {@code b} (little-endian), with no history, and leaves b ready to send. */
     public static void encode(ByteBuffer b, byte kind, int payloadLength, Signature s) {
+        encode(b, kind, payloadLength, s, s.count(), 0);
+    }
+
+    /**
+     * Writes a header at index 0 of {@code b} (little-endian) and leaves b ready to send.
+     *
+     * @param count   the count to carry: the signature's, or a pair's within an uneven all-to-all
+     * @param history the sender's digest of the collectives it completed
+     */
+    public static void encode(ByteBuffer b, byte kind, int payloadLength, Signature s, long count, long history) {
         b.clear();
         b.order(java.nio.ByteOrder.LITTLE_ENDIAN);
         b.putInt(LENGTH, payloadLength);
@@ -50,8 +67,9 @@ public final class Frame {
         b.put(TYPE, (byte) s.type());
         b.put(REDUCE_OP, (byte) s.reduceOp());
         b.putInt(ROOT, s.root());
-        b.putLong(COUNT, s.count());
+        b.putLong(COUNT, count);
         b.putLong(SEQUENCE, s.sequence());
+        b.putLong(HISTORY, history);
         b.limit(HEADER_BYTES);
     }
 
@@ -66,6 +84,11 @@ public final class Frame {
     /** For ABORT frames: the rank whose failure is being reported. */
     public static int failedRank(ByteBuffer b) {
         return b.getInt(ROOT);
+    }
+
+    /** The sender's digest of the collectives it had completed. */
+    public static long history(ByteBuffer b) {
+        return b.getLong(HISTORY);
     }
 
     public static Signature signature(ByteBuffer b) {

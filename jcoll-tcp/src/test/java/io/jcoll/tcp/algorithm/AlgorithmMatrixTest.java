@@ -59,6 +59,17 @@ class AlgorithmMatrixTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} ranks, {1}, {2} part(s)")
+    @MethodSource("setups")
+    void rootedAndUnevenCollectivesMatchTheReference(int n, Tuning tuning, int parts) {
+        List<Case> cases = Case.extendedMatrix(COUNTS, n, new java.util.SplittableRandom().nextLong(1L << 40));
+        LocalFabric fabric = new LocalFabric(n);
+        Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            Ops ops = direct(fabric.endpoint(rank), tuning, parts);
+            return cases.stream().map(c -> c.run(ops)).toList();
+        });
+    }
+
     /**
      * The algorithms without a communicator: builds calls the way the validator does, and runs each as
      * {@code parts} parts in a row (elements [count * p / parts, count * (p + 1) / parts) of every block).
@@ -72,15 +83,31 @@ class AlgorithmMatrixTest {
             @Override public int size() { return endpoint.size(); }
 
             private void run(Operation o, HostBuffer s, HostBuffer r, long count, ReduceOp op, int root, boolean inPlace) {
-                Call call = new Call(o, s, r, count, (s != null ? s : r).type(), op, root, sequence++, inPlace);
+                run(new Call(o, s, r, count, (s != null ? s : r).type(), op, root, sequence++, inPlace));
+            }
+
+            private void run(Call call) {
                 endpoint.begin(Signature.of(call), TimeUnit.SECONDS.toNanos(20));
-                if (parts == 1) {
-                    Collectives.run(ctx, call);
-                    return;
-                }
                 for (int p = 0; p < parts; p++) {
-                    Collectives.runPart(ctx, call, count * p / parts, count * (p + 1) / parts);
+                    Collectives.runShare(ctx, call, p, parts);
                 }
+            }
+
+            @Override public void reduce(HostBuffer s, HostBuffer r, long n, ReduceOp op, int root) {
+                run(Operation.REDUCE, s, r, n, op, root, s.sameMemoryAs(r));
+            }
+
+            @Override public void gather(HostBuffer s, HostBuffer r, long n, int root) {
+                run(Operation.GATHER, s, r, n, null, root, r != null && s.sameMemoryAs(r.slice(rank() * n, n)));
+            }
+
+            @Override public void scatter(HostBuffer s, HostBuffer r, long n, int root) {
+                run(Operation.SCATTER, s, r, n, null, root, s != null && r.sameMemoryAs(s.slice(rank() * n, n)));
+            }
+
+            @Override public void allToAllV(HostBuffer s, long[] sc, long[] so, HostBuffer r, long[] rc, long[] ro) {
+                run(new Call(Operation.ALL_TO_ALL_V, s, r, 0, s.type(), null, -1, sequence++, false,
+                        new io.jcoll.spi.Vectors(sc, so, rc, ro), List.of()));
             }
 
             @Override public void allReduce(HostBuffer s, HostBuffer r, long n, ReduceOp op) {

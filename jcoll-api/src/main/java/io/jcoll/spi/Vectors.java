@@ -1,0 +1,64 @@
+package io.jcoll.spi;
+
+import java.util.Arrays;
+
+/**
+ * The per-peer layout of an uneven all-to-all: how many elements go to (come from) each rank, and where they
+ * start in the send (receive) buffer. Arrays are indexed by rank and owned by this record: the validator
+ * copies the caller's, so that a caller changing them later cannot change a call in flight.
+ *
+ * @param sendCounts  elements for each rank
+ * @param sendOffsets where each rank's elements start in the send buffer
+ * @param recvCounts  elements from each rank
+ * @param recvOffsets where each rank's elements land in the receive buffer
+ */
+public record Vectors(long[] sendCounts, long[] sendOffsets, long[] recvCounts, long[] recvOffsets) {
+
+    /** Elements of the send buffer the call reads: up to the end of its furthest block. */
+    public long sendExtent() {
+        return extent(sendCounts, sendOffsets);
+    }
+
+    /** Elements of the receive buffer the call writes: up to the end of its furthest block. */
+    public long recvExtent() {
+        return extent(recvCounts, recvOffsets);
+    }
+
+    /** Packed offsets for {@code counts}: each block right after the one before. */
+    public static long[] packed(long[] counts) {
+        long[] offsets = new long[counts.length];
+        long at = 0;
+        for (int i = 0; i < counts.length; i++) {
+            offsets[i] = at;
+            at = Math.addExact(at, counts[i]);
+        }
+        return offsets;
+    }
+
+    private static long extent(long[] counts, long[] offsets) {
+        long end = 0;
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] > 0) {
+                end = Math.max(end, offsets[i] + counts[i]);
+            }
+        }
+        return end;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Vectors v && Arrays.equals(sendCounts, v.sendCounts) && Arrays.equals(sendOffsets, v.sendOffsets)
+                && Arrays.equals(recvCounts, v.recvCounts) && Arrays.equals(recvOffsets, v.recvOffsets);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(sendCounts) * 31 + Arrays.hashCode(recvCounts);
+    }
+
+    @Override
+    public String toString() {
+        return "send " + Arrays.toString(sendCounts) + " at " + Arrays.toString(sendOffsets) + ", receive "
+                + Arrays.toString(recvCounts) + " at " + Arrays.toString(recvOffsets);
+    }
+}
