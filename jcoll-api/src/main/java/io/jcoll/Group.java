@@ -5,6 +5,13 @@ package io.jcoll;
  * checked when it is recorded, and a rejected one leaves the group as it was. Every rank issues the same
  * collectives in its groups in the same order; sends and receives between two ranks match in the order each
  * records them. Not for use from several threads at once.
+ * <pre>{@code
+ * // one step of a pipeline stage: activations forward and gradients backward, in flight together
+ * try (Group g = comm.group()) {
+ *     if (next >= 0) g.send(activations, n, next).recv(gradientsIn, n, next);
+ *     if (previous >= 0) g.recv(input, n, previous).send(gradientsOut, n, previous);
+ * }
+ * }</pre>
  */
 public interface Group extends AutoCloseable {
 

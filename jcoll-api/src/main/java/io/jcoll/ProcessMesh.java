@@ -7,6 +7,12 @@ import java.util.List;
  * Ranks arranged as a grid, as torch's {@code DeviceMesh}: see {@link Communicator#mesh(int...)}. Rank
  * {@code r}'s coordinates are the digits of {@code r} in the mixed radix of the shape, the last dimension the
  * fastest: in a {@code 2 x 4} mesh rank 6 is at {@code (1, 2)}.
+ * <pre>{@code
+ * try (ProcessMesh mesh = comm.mesh(2, 4)) {               // data parallel x tensor parallel
+ *     mesh.along(1).allReduce(HostBuffer.of(partial), ReduceOp.SUM);    // inside this rank's tensor group
+ *     mesh.along(0).allReduce(HostBuffer.of(gradients), ReduceOp.AVG);  // across the data-parallel replicas
+ * }
+ * }</pre>
  */
 public final class ProcessMesh implements AutoCloseable {
 

@@ -46,5 +46,13 @@ final class MpiNative {
     static native int MPI_Isend(long buffer, int count, long type, int dest, int tag, long comm, long request);
     static native int MPI_Irecv(long buffer, int count, long type, int source, int tag, long comm, long request);
     static native int MPI_Test(long request, long flag, long status);
+    static native int MPI_Comm_split(long comm, int color, int key, long newComm);
+    static native int MPI_Ireduce(long send, long recv, int count, long type, long op, int root, long comm, long request);
+    static native int MPI_Igather(long send, int sendCount, long sendType, long recv, int recvCount, long recvType,
+                                  int root, long comm, long request);
+    static native int MPI_Iscatter(long send, int sendCount, long sendType, long recv, int recvCount, long recvType,
+                                   int root, long comm, long request);
+    static native int MPI_Ialltoallv(long send, long sendCounts, long sendOffsets, long sendType, long recv,
+                                     long recvCounts, long recvOffsets, long recvType, long comm, long request);
     static native int MPI_Reduce_local(long in, long inout, int count, long type, long op);
 }

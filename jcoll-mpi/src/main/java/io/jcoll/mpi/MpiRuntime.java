@@ -167,6 +167,35 @@ final class MpiRuntime {
         }
     }
 
+    /**
+     * MPI_Comm_split of {@code comm}, returning errors instead of aborting; collective over {@code comm}. A rank
+     * with no color passes MPI_UNDEFINED and gets nothing (0).
+     */
+    long split(long comm, int color, int key, int rank) {
+        try (Memory handle = new Memory(8)) {
+            handle.setLong(0, 0);
+            mpi.check(MpiNative.MPI_Comm_split(comm, color < 0 ? UNDEFINED : color, key, MpiLibrary.address(handle)),
+                    "MPI_Comm_split", rank);
+            if (color < 0) {
+                return 0;
+            }
+            long split = mpi.abi.handleAt(handle);
+            mpi.check(MpiNative.MPI_Comm_set_errhandler(split, mpi.abi.errorsReturn()), "MPI_Comm_set_errhandler", rank);
+            return split;
+        }
+    }
+
+    /** {@code MPI_UNDEFINED}: the same in Open MPI's and MPICH's {@code mpi.h}. */
+    static final int UNDEFINED = -32766;
+
+    /** This process's rank in {@code comm}. */
+    int rankIn(long comm, int rank) {
+        try (Memory v = new Memory(4)) {
+            mpi.check(MpiNative.MPI_Comm_rank(comm, MpiLibrary.address(v)), "MPI_Comm_rank", rank);
+            return v.getInt(0);
+        }
+    }
+
     void free(long comm, int rank) {
         try (Memory handle = new Memory(8)) {
             if (mpi.abi.intHandles()) {

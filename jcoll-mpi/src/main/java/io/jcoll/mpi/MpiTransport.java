@@ -41,15 +41,18 @@ final class MpiTransport implements Transport {
     private final long comm;
     private final int rank;
     private final int size;
-    private final Memory request = new Memory(8);
+    private final Memory request = new Memory(8);       // the checks' own requests
     private final Memory flag = new Memory(4);
     private final SignatureCheck signatures;
     private final StallDiagnosis diagnosis; // names the ranks that never reached a collective that timed out
-    private final Stage sendStage = new Stage();
-    private final Stage recvStage = new Stage();
+    private final Slot slot = new Slot();              // a lone call's request and stages, reused
+    private final TransportContext context;            // for the store and settings of sub-communicators
     private boolean broken;
+    private volatile boolean interrupted;              // abort() from another thread: stop waiting at once
 
-    private MpiTransport(MpiRuntime runtime, long comm, int rank, int size, StallDiagnosis diagnosis) {
+    private MpiTransport(TransportContext context, MpiRuntime runtime, long comm, int rank, int size,
+                         StallDiagnosis diagnosis) {
+        this.context = context;
         this.diagnosis = diagnosis;
         this.runtime = runtime;
         this.mpi = runtime.mpi;
@@ -72,7 +75,7 @@ final class MpiTransport implements Transport {
                     + runtime.threadLevel + "; jcoll's asynchronous calls need MPI_THREAD_SERIALIZED (2) or more: "
                     + "initialise MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), or let jcoll initialise it");
         }
-        return new MpiTransport(runtime, runtime.duplicateWorld(ctx.rank()), ctx.rank(), ctx.size(),
+        return new MpiTransport(ctx, runtime, runtime.duplicateWorld(ctx.rank()), ctx.rank(), ctx.size(),
                 new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()));
     }
 
@@ -115,19 +118,75 @@ final class MpiTransport implements Transport {
             throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
                     "an earlier MPI call did not finish; MPI cannot cancel a collective, so this communicator is done");
         }
+        if (call.operation() == Operation.GROUP) {
+            runGroup(call, deadlineNanos);
+            return;
+        }
         refuseWhatMpiLacks(call);
+        check(call, deadlineNanos);
+        start(call, slot);
+        await(call, slot.request, deadlineNanos);
+        finish(call, slot);
+    }
+
+    /**
+     * A group: every call checked first (the refusals, then each collective's agreement, in the group's order
+     * on every rank), then all started, then all awaited: MPI progresses them together, so sends and receives
+     * in any order cannot deadlock, and each has its own stages.
+     */
+    private void runGroup(Call group, long deadlineNanos) {
+        List<Call> calls = group.members();
+        calls.forEach(this::refuseWhatMpiLacks);
+        for (Call c : calls) {
+            check(c, deadlineNanos);
+        }
+        Slot[] slots = new Slot[calls.size()];
+        try {
+            for (int i = 0; i < slots.length; i++) {
+                slots[i] = new Slot();
+                start(calls.get(i), slots[i]);
+            }
+            for (int i = 0; i < slots.length; i++) {
+                await(calls.get(i), slots[i].request, deadlineNanos);
+            }
+            for (int i = 0; i < slots.length; i++) {
+                finish(calls.get(i), slots[i]);
+            }
+        } finally {
+            if (!broken) { // a request MPI still holds keeps its memory: freeing it under MPI would corrupt it
+                for (Slot s : slots) {
+                    if (s != null) {
+                        s.close();
+                    }
+                }
+            }
+        }
+    }
+
+    /** What must agree across ranks before a collective starts: its signature, and an uneven one's pair counts. */
+    private void check(Call call, long deadlineNanos) {
         if (call.operation().isCollective()) {
             checkSignatures(call, deadlineNanos);
         }
+        if (call.operation() == Operation.ALL_TO_ALL_V) {
+            checkPairCounts(call, deadlineNanos);
+        }
+    }
+
+    /** Starts {@code call} non-blocking, its request and native stages in {@code at}. */
+    private void start(Call call, Slot at) {
         HostBuffer send = (HostBuffer) call.send();
         HostBuffer recv = (HostBuffer) call.recv();
+        Stage sendStage = at.send;
+        Stage recvStage = at.recv;
         long sendBytes = call.sendElements(size) * call.type().size();
         long recvBytes = call.recvElements(size) * call.type().size();
         int elements = intCount(call, call.count());
         int blockBytes = intCount(call, call.count() * call.type().size());
         long type = call.reduceOp() == null ? mpi.abi.bytes() : mpi.abi.types().get(call.type());
         long op = call.reduceOp() == null ? 0 : mpi.abi.ops().get(call.reduceOp());
-        long req = MpiLibrary.address(request);
+        long req = MpiLibrary.address(at.request);
+        boolean root = call.root() == rank;
         Operation o = call.operation();
         switch (o) {
             case ALL_REDUCE -> {
@@ -135,7 +194,7 @@ final class MpiTransport implements Transport {
                 long in = call.inPlace() ? recvStage.inPlaceInput(recv, recvBytes) : sendStage.input(send, sendBytes);
                 start(MpiNative.MPI_Iallreduce(call.inPlace() ? mpi.abi.inPlace() : in, out, elements, type, op, comm, req), call);
             }
-            case ALL_GATHER, ALL_TO_ALL -> exchangeBlocks(call, send, recv, sendBytes, recvBytes, blockBytes, req);
+            case ALL_GATHER, ALL_TO_ALL, SPLIT -> exchangeBlocks(call, at, send, recv, sendBytes, recvBytes, blockBytes, req);
             case REDUCE_SCATTER -> {
                 // in place, the output is the input's own block: MPI forbids the overlap, so the input is staged
                 long in = call.inPlace() ? sendStage.copyOf(send, sendBytes) : sendStage.input(send, sendBytes);
@@ -144,11 +203,49 @@ final class MpiTransport implements Transport {
             }
             case BROADCAST -> {
                 long data = recvStage.output(recv, recvBytes);
-                if (rank == call.root()) {
+                if (root) {
                     sendStage.input(send, sendBytes);
                     recvStage.fillFrom(sendStage); // the root sends its input and gets it in its output too
                 }
                 start(MpiNative.MPI_Ibcast(data, blockBytes, mpi.abi.bytes(), call.root(), comm, req), call);
+            }
+            case REDUCE -> {
+                long out = root ? recvStage.output(recv, recvBytes) : 0;
+                long in = root && call.inPlace() ? recvStage.inPlaceInput(recv, recvBytes) : sendStage.input(send, sendBytes);
+                start(MpiNative.MPI_Ireduce(root && call.inPlace() ? mpi.abi.inPlace() : in, out, elements, type, op,
+                        call.root(), comm, req), call);
+            }
+            case GATHER -> {
+                long out = root ? recvStage.output(recv, recvBytes) : 0;
+                boolean inPlace = root && call.inPlace();
+                if (inPlace) {
+                    recvStage.inPlaceInput(recv, recvBytes); // the output's native bytes hold the root's block
+                }
+                long in = inPlace ? mpi.abi.inPlace() : sendStage.input(send, sendBytes);
+                start(MpiNative.MPI_Igather(in, blockBytes, mpi.abi.bytes(), out, blockBytes, mpi.abi.bytes(),
+                        call.root(), comm, req), call);
+            }
+            case SCATTER -> {
+                boolean inPlace = root && call.inPlace();
+                long in = root ? sendStage.input(send, sendBytes) : 0;
+                long out = inPlace ? mpi.abi.inPlace() : recvStage.output(recv, recvBytes);
+                start(MpiNative.MPI_Iscatter(in, blockBytes, mpi.abi.bytes(), out, blockBytes, mpi.abi.bytes(),
+                        call.root(), comm, req), call);
+            }
+            case ALL_TO_ALL_V -> {
+                io.jcoll.spi.Vectors v = call.vectors();
+                long out = recvStage.output(recv, recvBytes);
+                long in = sendStage.input(send, sendBytes);
+                long layout = at.layout(size);
+                int t = call.type().size();
+                for (int p = 0; p < size; p++) { // MPI counts are C ints of bytes here: checked, never truncated
+                    at.layoutMemory.setInt(4L * p, intCount(call, v.sendCounts()[p] * t));
+                    at.layoutMemory.setInt(4L * (size + p), intCount(call, v.sendOffsets()[p] * t));
+                    at.layoutMemory.setInt(4L * (2 * size + p), intCount(call, v.recvCounts()[p] * t));
+                    at.layoutMemory.setInt(4L * (3 * size + p), intCount(call, v.recvOffsets()[p] * t));
+                }
+                start(MpiNative.MPI_Ialltoallv(in, layout, layout + 4L * size, mpi.abi.bytes(), out,
+                        layout + 8L * size, layout + 12L * size, mpi.abi.bytes(), comm, req), call);
             }
             case BARRIER -> start(MpiNative.MPI_Ibarrier(comm, req), call);
             case SEND -> start(MpiNative.MPI_Isend(sendStage.input(send, sendBytes), blockBytes, mpi.abi.bytes(),
@@ -157,9 +254,54 @@ final class MpiTransport implements Transport {
                     call.root(), 0, comm, req), call);
             default -> throw new IllegalArgumentException("unknown operation " + o);
         }
-        await(call, deadlineNanos);
-        if (recv != null) {
-            recvStage.commit(recv);
+    }
+
+    /** After the call completed: the output, if it went through a stage, is copied into place. */
+    private void finish(Call call, Slot at) {
+        if (call.recv() != null && !(call.operation() == Operation.SCATTER && call.inPlace() && call.root() == rank)) {
+            at.recv.commit((HostBuffer) call.recv());
+        }
+    }
+
+    /**
+     * An uneven all-to-all's counts must agree pair by pair (MPI would truncate or hang on a disagreement): every
+     * rank learns what each peer means to send it, compares that with what it expects, and one small allreduce
+     * tells every rank whether any pair disagreed, so that all fail together, before any data moves.
+     */
+    private void checkPairCounts(Call call, long deadlineNanos) {
+        io.jcoll.spi.Vectors v = call.vectors();
+        try (Memory mine = new Memory(8L * size); Memory theirs = new Memory(8L * size);
+             Memory verdict = new Memory(8); Memory worst = new Memory(8)) {
+            for (int p = 0; p < size; p++) {
+                mine.setLong(8L * p, v.sendCounts()[p]);
+            }
+            start(MpiNative.MPI_Ialltoall(MpiLibrary.address(mine), 8, mpi.abi.bytes(), MpiLibrary.address(theirs), 8,
+                    mpi.abi.bytes(), comm, MpiLibrary.address(request)), call);
+            await(call, request, deadlineNanos);
+            int disagreeing = -1;
+            for (int p = 0; p < size && disagreeing < 0; p++) {
+                if (theirs.getLong(8L * p) != v.recvCounts()[p]) {
+                    disagreeing = p;
+                }
+            }
+            // the highest (receiver, sender) pair that disagrees, or 0 for none
+            verdict.setLong(0, disagreeing < 0 ? 0 : ((long) rank << 32 | disagreeing) + 1);
+            start(MpiNative.MPI_Iallreduce(MpiLibrary.address(verdict), MpiLibrary.address(worst), 1,
+                    mpi.abi.types().get(io.jcoll.DataType.INT64), mpi.abi.ops().get(ReduceOp.MAX), comm,
+                    MpiLibrary.address(request)), call);
+            await(call, request, deadlineNanos);
+            long w = worst.getLong(0);
+            if (w == 0) {
+                return;
+            }
+            int receiver = (int) ((w - 1) >>> 32);
+            int sender = (int) ((w - 1) & 0xffffffffL);
+            String detail = disagreeing >= 0 ? "rank " + disagreeing + " sends this rank " + theirs.getLong(8L * disagreeing)
+                    + " elements but this rank expects " + v.recvCounts()[disagreeing] + " from it"
+                    : "rank " + sender + " sends rank " + receiver + " another count than rank " + receiver + " expects";
+            throw new CollectiveMismatchException(call.operation().label(), rank, disagreeing >= 0 ? disagreeing
+                    : (rank == sender ? receiver : sender), "in " + call.describe() + " " + detail
+                    + "; a rank's sendCounts[r] must equal rank r's recvCounts for it (found before any data moved)");
         }
     }
 
@@ -176,13 +318,13 @@ final class MpiTransport implements Transport {
         start(MpiNative.MPI_Iallreduce(in, signatures.extremesOut(), SignatureCheck.EXTREMES,
                 mpi.abi.types().get(io.jcoll.DataType.INT64), mpi.abi.ops().get(ReduceOp.MAX), comm,
                 MpiLibrary.address(request)), call);
-        await(call, deadlineNanos);
+        await(call, request, deadlineNanos);
         if (signatures.allAgree()) {
             return;
         }
         start(MpiNative.MPI_Iallgather(signatures.own(call), Signature.BYTES, mpi.abi.bytes(), signatures.all(),
                 Signature.BYTES, mpi.abi.bytes(), comm, MpiLibrary.address(request)), call);
-        await(call, deadlineNanos);
+        await(call, request, deadlineNanos);
         String disagreement = signatures.disagreement();
         if (disagreement != null) {
             throw new CollectiveMismatchException(call.operation().label(), rank, JcollException.NONE, disagreement
@@ -191,8 +333,10 @@ final class MpiTransport implements Transport {
     }
 
     /** AllGather and All-to-All: blocks of bytes, in place through MPI_IN_PLACE (MPI's layout is NCCL's). */
-    private void exchangeBlocks(Call call, HostBuffer send, HostBuffer recv, long sendBytes, long recvBytes,
+    private void exchangeBlocks(Call call, Slot at, HostBuffer send, HostBuffer recv, long sendBytes, long recvBytes,
                                 int blockBytes, long req) {
+        Stage sendStage = at.send;
+        Stage recvStage = at.recv;
         long out = recvStage.output(recv, recvBytes);
         long in;
         int sendCount;
@@ -205,7 +349,7 @@ final class MpiTransport implements Transport {
             sendCount = blockBytes;
         }
         long bytes = mpi.abi.bytes();
-        start(call.operation() == Operation.ALL_GATHER
+        start(call.operation() != Operation.ALL_TO_ALL
                 ? MpiNative.MPI_Iallgather(in, sendCount, bytes, out, blockBytes, bytes, comm, req)
                 : MpiNative.MPI_Ialltoall(in, sendCount, bytes, out, blockBytes, bytes, comm, req), call);
     }
@@ -214,9 +358,9 @@ final class MpiTransport implements Transport {
         mpi.check(rc, call.operation().label(), rank);
     }
 
-    /** Polls MPI_Test until the request completes or the deadline passes. */
-    private void await(Call call, long deadlineNanos) {
-        long req = MpiLibrary.address(request);
+    /** Polls MPI_Test until the request completes, the deadline passes, or abort() interrupts. */
+    private void await(Call call, Memory requestMemory, long deadlineNanos) {
+        long req = MpiLibrary.address(requestMemory);
         long done = MpiLibrary.address(flag);
         long polls = 0;
         while (true) {
@@ -224,7 +368,14 @@ final class MpiTransport implements Transport {
             if (flag.getInt(0) != 0) {
                 return;
             }
-            if ((++polls & 0x3ff) == 0 && System.nanoTime() - deadlineNanos > 0) {
+            if ((++polls & 0x3ff) == 0 && interrupted) {
+                broken = true;
+                MpiRuntime.collectiveLeftBehind();
+                throw new io.jcoll.exceptions.CommunicatorClosedException(call.operation().label(), rank,
+                        JcollException.NONE, call.describe() + " was stopped by comm.abort(); MPI cannot cancel it, "
+                        + "so this communicator is done");
+            }
+            if ((polls & 0x3ff) == 0 && System.nanoTime() - deadlineNanos > 0) {
                 broken = true;
                 MpiRuntime.collectiveLeftBehind();
                 throw new CollectiveTimeoutException(call.operation().label(), rank, JcollException.NONE,
@@ -271,14 +422,71 @@ final class MpiTransport implements Transport {
         broken = true;
     }
 
+    /** From another thread: the waiting call stops polling at once (MPI cannot cancel it: the communicator is done). */
+    @Override
+    public void interrupt(Throwable cause) {
+        interrupted = true;
+    }
+
+    /**
+     * MPI_Comm_split of this communicator, every rank of it taking part (a rank left out with MPI_UNDEFINED).
+     * MPI orders a color's ranks by key, then by rank here: jcoll's own rule, so MPI's new rank must be the one
+     * jcoll agreed, which is checked.
+     */
+    @Override
+    public Transport split(io.jcoll.spi.SplitRequest request) {
+        long child = runtime.split(comm, request.included() ? request.color() : -1, request.key(), rank);
+        if (!request.included()) {
+            return null;
+        }
+        int mpiRank = runtime.rankIn(child, rank);
+        if (mpiRank != request.rank()) {
+            runtime.free(child, rank);
+            throw new BootstrapException("split", rank, JcollException.NONE, "MPI_Comm_split ranked this rank "
+                    + mpiRank + " in its new communicator but jcoll's split ranked it " + request.rank());
+        }
+        TransportContext c = new TransportContext(request.rank(), request.size(), request.localRank(),
+                request.localSize(), context.store().scoped(request.scope()), context.advertiseAddress(), context.token(),
+                context.timeout(), context.settings());
+        return new MpiTransport(c, runtime, child, request.rank(), request.size(),
+                new StallDiagnosis(c.store(), request.rank(), request.size(), c.timeout()));
+    }
+
     @Override
     public void close() {
         if (!broken) {
             runtime.free(comm, rank);
+            slot.close();
         }
-        sendStage.close();
-        recvStage.close();
         signatures.close();
+    }
+
+    /** One call's request handle and native stages: a group has one per call, all in flight together. */
+    private static final class Slot implements AutoCloseable {
+        final Memory request = new Memory(8);
+        final Stage send = new Stage();
+        final Stage recv = new Stage();
+        Memory layoutMemory;                      // an uneven all-to-all's counts and offsets, as C ints
+
+        long layout(int size) {
+            if (layoutMemory == null || layoutMemory.size() < 16L * size) {
+                if (layoutMemory != null) {
+                    layoutMemory.close();
+                }
+                layoutMemory = new Memory(16L * size);
+            }
+            return MpiLibrary.address(layoutMemory);
+        }
+
+        @Override
+        public void close() {
+            send.close();
+            recv.close();
+            request.close();
+            if (layoutMemory != null) {
+                layoutMemory.close();
+            }
+        }
     }
 
     /** Native memory for this rank's signature and everyone's, reused across calls. */

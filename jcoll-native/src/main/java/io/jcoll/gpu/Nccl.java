@@ -239,6 +239,107 @@ public final class Nccl implements AutoCloseable {
         group(false, deadline);
     }
 
+    public void reduce(long send, long recv, long count, DataType type, ReduceOp op, int root, CUstream_st stream,
+                       long deadline) {
+        requireLive("ncclReduce");
+        enqueued(nccl.ncclReduce(first.at(send), second.at(recv), count, type(type), op(op), root, comm, stream),
+                "ncclReduce", deadline);
+    }
+
+    /** NCCL's own gather where the loaded library has it (2.28+), otherwise grouped sends and receives. */
+    public void gather(long send, long recv, long count, DataType type, int root, int rank, int size,
+                       CUstream_st stream, long deadline, int ncclVersion) {
+        requireLive("ncclGather");
+        if (ncclVersion >= 22800) {
+            enqueued(nccl.ncclGather(first.at(send), second.at(recv), count, type(type), root, comm, stream),
+                    "ncclGather", deadline);
+            return;
+        }
+        long bytes = count * type.size();
+        group(true, deadline);
+        enqueued(nccl.ncclSend(first.at(send), count, type(type), root, comm, stream), "ncclSend", deadline);
+        for (int peer = 0; rank == root && peer < size; peer++) {
+            enqueued(nccl.ncclRecv(second.at(recv + peer * bytes), count, type(type), peer, comm, stream), "ncclRecv", deadline);
+        }
+        group(false, deadline);
+    }
+
+    /** NCCL's own scatter where the loaded library has it (2.28+), otherwise grouped sends and receives. */
+    public void scatter(long send, long recv, long count, DataType type, int root, int rank, int size,
+                        CUstream_st stream, long deadline, int ncclVersion) {
+        requireLive("ncclScatter");
+        if (ncclVersion >= 22800) {
+            enqueued(nccl.ncclScatter(first.at(send), second.at(recv), count, type(type), root, comm, stream),
+                    "ncclScatter", deadline);
+            return;
+        }
+        long bytes = count * type.size();
+        group(true, deadline);
+        for (int peer = 0; rank == root && peer < size; peer++) {
+            enqueued(nccl.ncclSend(first.at(send + peer * bytes), count, type(type), peer, comm, stream), "ncclSend", deadline);
+        }
+        enqueued(nccl.ncclRecv(second.at(recv), count, type(type), root, comm, stream), "ncclRecv", deadline);
+        group(false, deadline);
+    }
+
+    /**
+     * An uneven all-to-all as one group of sends and receives, as PyTorch's {@code all_to_all_single} does with
+     * split sizes: a pair with nothing to move posts nothing. Counts and offsets are in elements.
+     */
+    public void allToAllV(long send, long[] sendCounts, long[] sendOffsets, long recv, long[] recvCounts,
+                          long[] recvOffsets, DataType type, CUstream_st stream, long deadline) {
+        requireLive("ncclSend");
+        long t = type.size();
+        group(true, deadline);
+        for (int peer = 0; peer < sendCounts.length; peer++) {
+            if (sendCounts[peer] > 0) {
+                enqueued(nccl.ncclSend(first.at(send + sendOffsets[peer] * t), sendCounts[peer], type(type), peer, comm,
+                        stream), "ncclSend", deadline);
+            }
+            if (recvCounts[peer] > 0) {
+                enqueued(nccl.ncclRecv(second.at(recv + recvOffsets[peer] * t), recvCounts[peer], type(type), peer,
+                        comm, stream), "ncclRecv", deadline);
+            }
+        }
+        group(false, deadline);
+    }
+
+    /**
+     * {@code ncclCommSplit}: every rank of this communicator calls it; those with the same color form a new one,
+     * ordered by key, then by rank here. The new communicator is blocking, as the one {@link #join} hands out.
+     * The caller guards the deadline (the watchdog aborts this communicator if the split hangs on a dead peer).
+     *
+     * @param color the new group's color, or negative to take part in none
+     * @return the new communicator, or null for a rank that takes part in none
+     */
+    public Nccl split(int color, int key, int newRank, long deadlineNanos) {
+        requireLive("ncclCommSplit");
+        PointerPointer<ncclComm> handle = new PointerPointer<>(1);
+        handle.put(0, (Pointer) null);
+        int result = nccl.ncclCommSplit(comm, color < 0 ? nccl.NCCL_SPLIT_NOCOLOR : color, key, handle, config(true));
+        if (result != nccl.ncclInProgress) {
+            verify(result, "ncclCommSplit");
+        }
+        settle("ncclCommSplit", deadlineNanos);
+        if (color < 0) {
+            return null;
+        }
+        ncclComm child = handle.get(ncclComm.class, 0);
+        if (child == null || child.isNull()) {
+            throw new NativeCallException("ncclCommSplit", rank, "ncclCommSplit finished without a communicator", -1);
+        }
+        return new Nccl(child, newRank);
+    }
+
+    /** Opens (or closes) a group: NCCL launches what is enqueued between the two at once. */
+    public void groupStart(long deadline) {
+        group(true, deadline);
+    }
+
+    public void groupEnd(long deadline) {
+        group(false, deadline);
+    }
+
     public void send(long data, long count, DataType type, int peer, CUstream_st stream, long deadline) {
         requireLive("ncclSend");
         enqueued(nccl.ncclSend(first.at(data), count, type(type), peer, comm, stream), "ncclSend", deadline);

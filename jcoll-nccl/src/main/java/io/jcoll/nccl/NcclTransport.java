@@ -46,6 +46,7 @@ final class NcclTransport implements Transport, NcclAccess {
     private final NcclEnvironment.Prepared environment; // what was set up for NCCL, and where its log goes
     private final EventWait blockingWait = new EventWait(); // reused by blocking calls, which are serialised
     private io.jcoll.NetworkReport network;                  // read from NCCL's log until the paths are known
+    private TransportContext context;                        // for the store and settings of sub-communicators
 
     private NcclTransport(int rank, int size, int device, int ncclVersion, Nccl nccl, CUstream_st stream,
                           StallDiagnosis diagnosis, NcclEnvironment.Prepared environment) {
@@ -92,8 +93,49 @@ final class NcclTransport implements Transport, NcclAccess {
         // JCOLL_NCCL_BLOCKING=0 keeps the non-blocking communicator.
         boolean blocking = ctx.settings().getInt("JCOLL_NCCL_BLOCKING", 1) == 1;
         Nccl comm = Nccl.join(id, ctx.rank(), ctx.size(), deadline, blocking);
-        return new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm, Cuda.createStream(),
-                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()), env);
+        NcclTransport t = new NcclTransport(ctx.rank(), ctx.size(), device, status.ncclVersion(), comm,
+                Cuda.createStream(), new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()), env);
+        t.context = ctx;
+        return t;
+    }
+
+    /**
+     * {@code ncclCommSplit}, every rank of this communicator taking part (NCCL's rule for the new ranks, key then
+     * rank here, is jcoll's). The new communicator has its own stream, events and watchdog, on this GPU; the
+     * watchdog of this one guards the split against a peer that never joins.
+     */
+    @Override
+    public Transport split(io.jcoll.spi.SplitRequest request) {
+        Cuda.setDevice(device);
+        long deadline = System.nanoTime() + context.timeout().toNanos();
+        Nccl child;
+        watchdog.arm(deadline);
+        try {
+            child = nccl.split(request.included() ? request.color() : -1, request.key(), request.rank(), deadline);
+        } catch (RuntimeException e) {
+            String why = watchdog.reason();
+            throw new BootstrapException("split", rank, JcollException.NONE, "ncclCommSplit failed: "
+                    + (why != null ? why : e.getMessage()), e);
+        } finally {
+            watchdog.disarm();
+        }
+        if (child == null) {
+            return null;
+        }
+        TransportContext c = new TransportContext(request.rank(), request.size(), request.localRank(),
+                request.localSize(), context.store().scoped(request.scope()), context.advertiseAddress(),
+                context.token(), context.timeout(), context.settings());
+        NcclTransport t = new NcclTransport(request.rank(), request.size(), device, ncclVersion, child,
+                Cuda.createStream(), new StallDiagnosis(c.store(), request.rank(), request.size(), c.timeout()),
+                environment);
+        t.context = c;
+        return t;
+    }
+
+    /** From another thread while a call runs: NCCL's abort unblocks it, and the waiting thread sees why. */
+    @Override
+    public void interrupt(Throwable cause) {
+        watchdog.abortNow(cause.getMessage());
     }
 
     @Override
@@ -160,6 +202,16 @@ final class NcclTransport implements Transport, NcclAccess {
     private boolean start(Call call, long deadlineNanos) {
         Cuda.setDevice(device); // the current device is per thread
         boolean staged = call.send() instanceof HostBuffer || call.recv() instanceof HostBuffer;
+        if (call.operation() == io.jcoll.spi.Operation.GROUP) {
+            for (Call member : call.members()) {
+                if (member.send() instanceof HostBuffer || member.recv() instanceof HostBuffer) {
+                    throw new io.jcoll.exceptions.InvalidArgumentException("group", rank, JcollException.NONE,
+                            member.describe() + " uses host memory; the nccl transport runs a group's calls together "
+                                    + "on the GPU and stages host memory one call at a time: give the group device "
+                                    + "buffers, or issue that call on its own");
+                }
+            }
+        }
         // the watchdog is armed around the launch, so that a launch blocking on a dead peer is aborted
         watchdog.arm(deadlineNanos);
         try {
@@ -200,6 +252,24 @@ final class NcclTransport implements Transport, NcclAccess {
             case BROADCAST -> nccl.broadcast(rank == call.root() ? send : recv, recv, n, call.type(), call.root(), stream, deadline);
             case BARRIER -> nccl.allReduce(barrierWord.address(), barrierWord.address(), 1, io.jcoll.DataType.INT32,
                     io.jcoll.ReduceOp.SUM, stream, deadline);
+            case REDUCE -> nccl.reduce(send, recv, n, call.type(), call.reduceOp(), call.root(), stream, deadline);
+            case GATHER -> nccl.gather(send, recv, n, call.type(), call.root(), rank, size, stream, deadline, ncclVersion);
+            case SCATTER -> nccl.scatter(send, recv, n, call.type(), call.root(), rank, size, stream, deadline,
+                    ncclVersion);
+            case ALL_TO_ALL_V -> {
+                io.jcoll.spi.Vectors v = call.vectors();
+                nccl.allToAllV(send, v.sendCounts(), v.sendOffsets(), recv, v.recvCounts(), v.recvOffsets(),
+                        call.type(), stream, deadline);
+            }
+            case SPLIT -> nccl.allGather(send, recv, n, call.type(), stream, deadline);
+            case GROUP -> {
+                // one ncclGroupStart/End around every call of the group: NCCL launches them together
+                nccl.groupStart(deadline);
+                for (Call member : call.members()) {
+                    launch(member, address(member.send()), address(member.recv()), deadline);
+                }
+                nccl.groupEnd(deadline);
+            }
             case SEND -> nccl.send(send, n, call.type(), call.root(), stream, deadline);
             case RECV -> nccl.recv(recv, n, call.type(), call.root(), stream, deadline);
             default -> throw new IllegalArgumentException("unknown operation " + call.operation());

@@ -37,6 +37,17 @@ final class Watchdog implements AutoCloseable {
         deadline = 0;
     }
 
+    /**
+     * Aborts the communicator now, from any thread ({@code comm.abort()} while a call runs): the thread waiting
+     * on the call sees {@link #reason()} and fails, instead of taking the aborted kernels' exit for success.
+     */
+    void abortNow(String why) {
+        if (reason == null) {
+            reason = why;
+        }
+        nccl.abort();
+    }
+
     /** Null while healthy; otherwise why the communicator was aborted. */
     String reason() {
         return reason;
