@@ -44,6 +44,48 @@ public enum Collective {
         @Override long perRankCount(long total, int n) { return total; }
         @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.broadcast(l.send(), l.recv(), l.count(), root); }
         @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.broadcastAsync(l.send(), l.recv(), l.count(), root); }
+    },
+    REDUCE("reduce", true) {
+        @Override double busFactor(int n) { return 1; }
+        @Override long perRankCount(long total, int n) { return total; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.reduce(l.send(), l.recv(), l.count(), op, root); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.reduceAsync(l.send(), l.recv(), l.count(), op, root); }
+    },
+    GATHER("gather", false) {
+        @Override double busFactor(int n) { return (double) (n - 1) / n; }
+        @Override long perRankCount(long total, int n) { return total / n; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.gather(l.send(), l.recv(), l.count(), root); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.gatherAsync(l.send(), l.recv(), l.count(), root); }
+    },
+    SCATTER("scatter", false) {
+        @Override double busFactor(int n) { return (double) (n - 1) / n; }
+        @Override long perRankCount(long total, int n) { return total / n; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { c.scatter(l.send(), l.recv(), l.count(), root); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return c.scatterAsync(l.send(), l.recv(), l.count(), root); }
+    },
+    /** Uneven all-to-all: blocks of {@link Layout.Uneven}'s sizes (with no skew, alltoall's). */
+    ALLTOALLV("alltoallv", false) {
+        @Override double busFactor(int n) { return (double) (n - 1) / n; }
+        @Override long perRankCount(long total, int n) { return total / n; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) {
+            Layout.Uneven u = l.uneven();
+            c.allToAllV(l.send(), u.counts(), u.offsets(), l.recv(), u.counts(), u.offsets());
+        }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) {
+            Layout.Uneven u = l.uneven();
+            return c.allToAllVAsync(l.send(), u.counts(), u.offsets(), l.recv(), u.counts(), u.offsets());
+        }
+    },
+    /** nccl-tests' sendrecv_perf: each rank sends to the next and receives from the previous, in one group. */
+    SENDRECV("sendrecv", false) {
+        @Override double busFactor(int n) { return 1; }
+        @Override long perRankCount(long total, int n) { return total; }
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { start(c, l, op, root).await(); }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) {
+            int n = c.size();
+            return c.group().send(l.send(), l.count(), (c.rank() + 1) % n).recv(l.recv(), l.count(), (c.rank() + n - 1) % n)
+                    .end();
+        }
     };
 
     private final String label;
@@ -73,10 +115,20 @@ public enum Collective {
      * holds a block for each rank (so that {@link #perRankCount} divides it exactly).
      */
     long unitBytes(DataType type, int n) {
-        return (long) type.size() * (this == ALLREDUCE || this == BROADCAST ? 1 : n);
+        return (long) type.size() * (this == ALLREDUCE || this == BROADCAST || this == REDUCE || this == SENDRECV ? 1 : n);
     }
 
     abstract void run(Communicator c, Layout l, ReduceOp op, int root);
+
+    /** Whether the operation has an in-place form (the perf table's in-place columns repeat out-of-place otherwise). */
+    boolean hasInPlace() {
+        return this != ALLTOALLV && this != SENDRECV;
+    }
+
+    /** Whether only the root's output holds a result (the others have nothing to check). */
+    boolean rootOnlyOutput() {
+        return this == REDUCE || this == GATHER;
+    }
 
     /** The asynchronous form, for timing loops that launch every iteration before waiting (as nccl-tests does). */
     abstract Request start(Communicator c, Layout l, ReduceOp op, int root);
@@ -89,6 +141,6 @@ public enum Collective {
             }
         }
         throw new IllegalArgumentException("unknown operation '" + text
-                + "'; expected allreduce, allgather, reducescatter, alltoall or broadcast");
+                + "'; expected one of " + java.util.Arrays.stream(values()).map(Collective::label).toList());
     }
 }

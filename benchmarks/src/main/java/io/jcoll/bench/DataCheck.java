@@ -55,7 +55,7 @@ final class DataCheck {
     }
 
     static void fill(Collective op, Layout l, DataType t, ReduceOp redop, int rank, int n, int root) {
-        if (op == Collective.BROADCAST && rank != root) {
+        if ((op == Collective.BROADCAST || op == Collective.SCATTER) && rank != root) {
             return;
         }
         write(l.send(), t, i -> value(t, redop, rank, i));
@@ -72,16 +72,27 @@ final class DataCheck {
             case FLOAT32, FLOAT64 -> 0x1p-22;
             default -> 0;
         };
+        if (op.rootOnlyOutput() && rank != root) {
+            return 0; // only the root's output holds a result
+        }
         ByteBuffer out = bytes(l.recv());
         long wrong = 0;
-        long elements = l.recv().count();
+        long elements = op == Collective.ALLTOALLV ? end(l.uneven()) : l.recv().count();
         for (long e = 0; e < elements; e++) {
             double expected = switch (op) {
-                case ALLREDUCE -> reduced(t, redop, n, e);
+                case ALLREDUCE, REDUCE -> reduced(t, redop, n, e);
                 case REDUCESCATTER -> reduced(t, redop, n, rank * count + e);
-                case ALLGATHER -> value(t, redop, (int) (e / count), e % count);
+                case ALLGATHER, GATHER -> value(t, redop, (int) (e / count), e % count);
                 case ALLTOALL -> value(t, redop, (int) (e / count), rank * count + e % count);
                 case BROADCAST -> value(t, redop, root, e);
+                case SCATTER -> value(t, redop, root, rank * count + e);
+                case SENDRECV -> value(t, redop, (rank + n - 1) % n, e);
+                case ALLTOALLV -> {
+                    int from = blockOf(l.uneven(), e);
+                    // what rank `from` sent: its block for this rank, from where its own layout puts it
+                    long at = Layout.Uneven.of(l.uneven().base(), l.uneven().skew(), from, n).offsets()[rank];
+                    yield value(t, redop, from, at + e - l.uneven().offsets()[from]);
+                }
             };
             double actual = Elements.get(t, out, (int) (e * t.size()));
             if (!(Math.abs(actual - expected) <= eps * Math.abs(expected))) {
@@ -89,6 +100,20 @@ final class DataCheck {
             }
         }
         return wrong;
+    }
+
+    private static long end(Layout.Uneven u) {
+        int last = u.counts().length - 1;
+        return u.offsets()[last] + u.counts()[last];
+    }
+
+    /** The rank whose block holds element {@code e} of an uneven layout. */
+    private static int blockOf(Layout.Uneven u, long e) {
+        int p = 0;
+        while (p + 1 < u.counts().length && u.offsets()[p + 1] <= e) {
+            p++;
+        }
+        return p;
     }
 
     private interface Formula {

@@ -12,11 +12,42 @@ import java.nio.ByteOrder;
  * The buffers of one measured call, carved out of two arenas allocated once
  * for the largest size, laid out out-of-place or in-place as NCCL defines it.
  *
- * @param send  input
- * @param recv  output
- * @param count the call's count argument
+ * @param send   input
+ * @param recv   output
+ * @param count  the call's count argument
+ * @param uneven an uneven all-to-all's block sizes and places; null for every other operation
  */
-public record Layout(Buffer send, Buffer recv, long count) {
+public record Layout(Buffer send, Buffer recv, long count, Uneven uneven) {
+
+    public Layout(Buffer send, Buffer recv, long count) {
+        this(send, recv, count, null);
+    }
+
+    /**
+     * The blocks of an uneven all-to-all with skew {@code s}: rank r sends rank p
+     * {@code base * (1 + s * (2 * ((r + p) mod n) / (n - 1) - 1))} elements, from {@code base * (1 - s)} to
+     * {@code base * (1 + s)}, packed. The size depends on r + p only, so what r sends p is what p expects from r,
+     * the send and receive layouts are one, and every rank moves about {@code n * base} elements each way.
+     *
+     * @param counts  elements to (and from) each rank
+     * @param offsets where each rank's block starts, in both buffers
+     * @param base    the block size with no skew
+     * @param skew    how uneven the blocks are
+     */
+    public record Uneven(long[] counts, long[] offsets, long base, double skew) {
+        static Uneven of(long base, double skew, int rank, int n) {
+            long[] counts = new long[n];
+            long[] offsets = new long[n];
+            long at = 0;
+            for (int p = 0; p < n; p++) {
+                double position = n == 1 ? 0 : 2.0 * ((rank + p) % n) / (n - 1) - 1;
+                counts[p] = (long) Math.floor(base * (1 + skew * position));
+                offsets[p] = at;
+                at += counts[p];
+            }
+            return new Uneven(counts, offsets, base, skew);
+        }
+    }
 
     /** Two arenas of {@code maxBytes} each, in host or GPU memory, reused for every size. */
     public record Arenas(Buffer a, Buffer b) implements AutoCloseable {
@@ -54,23 +85,33 @@ public record Layout(Buffer send, Buffer recv, long count) {
      * @param total elements of the largest buffer of the test (nccl-tests' "count")
      */
     public static Layout of(Collective op, Arenas arenas, DataType type, long total, int rank, int n, boolean inPlace) {
+        return of(op, arenas, type, total, rank, n, inPlace, 0);
+    }
+
+    /**
+     * @param skew for an uneven all-to-all, how uneven its blocks are (0: all equal; see {@link Uneven})
+     */
+    public static Layout of(Collective op, Arenas arenas, DataType type, long total, int rank, int n, boolean inPlace,
+                            double skew) {
         long count = op.perRankCount(total, n);
         long sendCount = switch (op) {
-            case ALLREDUCE, BROADCAST, ALLGATHER -> count;
-            case REDUCESCATTER, ALLTOALL -> count * n;
+            case ALLREDUCE, BROADCAST, ALLGATHER, REDUCE, GATHER, SENDRECV -> count;
+            case REDUCESCATTER, ALLTOALL, SCATTER, ALLTOALLV -> count * n;
         };
         long recvCount = switch (op) {
-            case ALLREDUCE, BROADCAST, REDUCESCATTER -> count;
-            case ALLGATHER, ALLTOALL -> count * n;
+            case ALLREDUCE, BROADCAST, REDUCESCATTER, REDUCE, SCATTER, SENDRECV -> count;
+            case ALLGATHER, ALLTOALL, GATHER, ALLTOALLV -> count * n;
         };
+        Uneven uneven = op == Collective.ALLTOALLV ? Uneven.of(count, skew, rank, n) : null;
         Buffer a = arenas.a().slice(0, Math.max(sendCount, recvCount));
-        if (!inPlace) {
-            return new Layout(arenas.a().slice(0, sendCount), arenas.b().slice(0, recvCount), count);
+        if (!inPlace || !op.hasInPlace()) {
+            return new Layout(arenas.a().slice(0, sendCount), arenas.b().slice(0, recvCount), count, uneven);
         }
         return switch (op) {
-            case ALLREDUCE, BROADCAST, ALLTOALL -> new Layout(a, a, count);
-            case ALLGATHER -> new Layout(a.slice(rank * count, count), a, count);
-            case REDUCESCATTER -> new Layout(a, a.slice(rank * count, count), count);
+            case ALLREDUCE, BROADCAST, ALLTOALL, REDUCE -> new Layout(a, a, count);
+            case ALLGATHER, GATHER -> new Layout(a.slice(rank * count, count), a, count);
+            case REDUCESCATTER, SCATTER -> new Layout(a, a.slice(rank * count, count), count);
+            case ALLTOALLV, SENDRECV -> throw new IllegalStateException(op + " has no in-place form");
         };
     }
 }

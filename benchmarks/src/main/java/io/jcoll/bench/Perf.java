@@ -51,7 +51,7 @@ public final class Perf {
             builder.transport(options.transport());
         }
         try (Communicator comm = builder.build()) {
-            code = run(comm, options, comm.rank() == 0 ? System.out : null) == 0 ? 0 : 3;
+            code = runOnGroups(comm, options) == 0 ? 0 : 3;
         }
         System.exit(code);
     }
@@ -72,6 +72,31 @@ public final class Perf {
     static List<String> jvmOptions() {
         String opts = System.getenv().getOrDefault("JCOLL_JAVA_OPTS", "").trim();
         return opts.isEmpty() ? List.of() : Arrays.asList(opts.split("\\s+"));
+    }
+
+    /**
+     * The sweep on the whole job, or with {@code --group-size G} on sub-communicators of G ranks (ranks
+     * {@code r / G} together), every group at once, as tensor- or data-parallel groups run side by side; rank 0
+     * reports its group. Returns the wrong elements, summed over every rank of the job.
+     */
+    static long runOnGroups(Communicator comm, PerfOptions o) {
+        int g = o.groupSize();
+        if (g == 0 || g == comm.size()) {
+            return run(comm, o, comm.rank() == 0 ? System.out : null);
+        }
+        if (comm.size() % g != 0) {
+            throw new IllegalArgumentException("--group-size " + g + " does not divide the " + comm.size() + " ranks");
+        }
+        long[] wrong = new long[1];
+        try (Communicator group = comm.split(comm.rank() / g, comm.rank()).orElseThrow()) {
+            if (comm.rank() == 0) {
+                System.out.println("# on sub-communicators of " + g + " ranks (" + comm.size() / g
+                        + " groups measured at once, ranks r / " + g + " together); this is group 0");
+            }
+            wrong[0] = run(group, o, comm.rank() == 0 ? System.out : null);
+        }
+        comm.allReduce(HostBuffer.of(wrong), ReduceOp.SUM);
+        return wrong[0];
     }
 
     /** One measured row. */
@@ -205,7 +230,7 @@ public final class Perf {
     private static void warmUp(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes, int calls) {
         long total = bytes / o.type().size();
         for (int place = 0; place < 2; place++) {
-            Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), comm.size(), place == 1);
+            Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), comm.size(), place == 1, o.skew());
             for (int done = 0; done < calls / 2; done += 100) {
                 loop(comm, o, l, Math.min(100, calls / 2 - done)); // waits every 100 calls: queued work stays bounded
             }
@@ -226,7 +251,7 @@ public final class Perf {
         double[] bus = new double[2];
         long[] wrong = new long[2];
         for (int place = 0; place < 2; place++) {
-            Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), n, place == 1);
+            Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), n, place == 1, o.skew());
             double seconds = time(comm, o, l, warmup, iters, counted);
             time[place] = seconds * 1e6;
             alg[place] = seconds > 0 ? bytes / seconds / 1e9 : 0;
@@ -286,6 +311,13 @@ public final class Perf {
                 o.op().label(), comm.size(), o.type().ncclName(), o.sizes(comm.size()).get(0), o.maxBytes(),
                 o.warmup(), o.iters());
         out.println("# transport: " + comm.transport());
+        if (o.op() == Collective.ALLTOALLV) {
+            out.printf(Locale.ROOT, "# alltoallv skew %.2f: blocks of %.2f to %.2f times the even size%n", o.skew(),
+                    1 - o.skew(), 1 + o.skew());
+        }
+        if (!o.op().hasInPlace()) {
+            out.println("# " + o.op().label() + " has no in-place form: the in-place columns run it out of place again");
+        }
         out.println("# memory: " + (o.deviceMemory(comm.transport().name()) ? "device (GPU)" : "host")
                 + ", timing: " + (o.asyncLoop(comm.transport().name()) ? "all iterations launched, then one wait"
                 : "one blocking call after another"));
@@ -297,7 +329,8 @@ public final class Perf {
 
     private static void line(PrintStream out, PerfOptions o, Row r) {
         String redop = o.op().reduces() ? o.redop().toString() : "none";
-        int root = o.op() == Collective.BROADCAST ? o.root() : -1;
+        int root = o.op() == Collective.BROADCAST || o.op() == Collective.REDUCE || o.op() == Collective.GATHER
+                || o.op() == Collective.SCATTER ? o.root() : -1;
         out.printf(Locale.ROOT, "%12d  %12d  %8s  %6s  %6d  %s  %s%n", r.bytes(), r.count(), o.type().ncclName(), redop, root,
                 cells(r, 0), cells(r, 1));
     }

@@ -14,12 +14,16 @@ import java.util.List;
  */
 record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, int ranks, int warmup, int iters,
                    DataType type, ReduceOp redop, int root, boolean check, String transport, String csv,
-                   String memory, String async) {
+                   String memory, String async, double skew, int groupSize) {
 
     static final String USAGE = "usage: jcoll perf OP [-b MIN_BYTES] [-e MAX_BYTES] [-f FACTOR] [-n RANKS] "
             + "[-w WARMUP] [-i ITERS] [-d TYPE] [-o REDOP] [-r ROOT] [-c 0|1] [--transport auto|tcp|nccl] [--csv FILE]\n"
-            + "  [--memory auto|host|device] [--async auto|0|1]\n"
-            + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast; sizes take K, M, G suffixes";
+            + "  [--memory auto|host|device] [--async auto|0|1] [--skew S] [--group-size G]\n"
+            + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather, scatter, alltoallv,\n"
+            + "      sendrecv; sizes take K, M, G suffixes\n"
+            + "  --skew S: alltoallv's blocks range from (1 - S) to (1 + S) times the even size, 0 <= S < 1 (default 0)\n"
+            + "  --group-size G: split the ranks into groups of G (ranks r / G together) and measure on every group at "
+            + "once; rank 0 reports its group";
 
     static PerfOptions parse(List<String> argv) {
         if (argv.isEmpty() || argv.get(0).startsWith("-")) {
@@ -40,6 +44,8 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
         String csv = null;
         String memory = "auto";
         String async = "auto";
+        double skew = 0;
+        int groupSize = 0;
         for (int i = 1; i < argv.size(); i++) {
             String flag = argv.get(i);
             if (i + 1 >= argv.size()) {
@@ -61,6 +67,8 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
                 case "--csv" -> csv = v;
                 case "--memory" -> memory = v;
                 case "--async" -> async = v;
+                case "--skew" -> skew = Double.parseDouble(v);
+                case "--group-size" -> groupSize = Integer.parseInt(v);
                 default -> throw new IllegalArgumentException("unknown option " + flag);
             }
         }
@@ -70,8 +78,11 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
         if (!memory.matches("auto|host|device") || !async.matches("auto|0|1")) {
             throw new IllegalArgumentException("--memory is auto, host or device; --async is auto, 0 or 1");
         }
+        if (!(skew >= 0 && skew < 1) || groupSize < 0) {
+            throw new IllegalArgumentException("--skew is 0 or more and below 1; --group-size is a positive count");
+        }
         return new PerfOptions(op, min, max, factor, ranks, warmup, iters, type, redop, root, check, transport, csv,
-                memory, async);
+                memory, async, skew, groupSize);
     }
 
     /** The arguments a launched rank gets: these options without -n. */

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The demo and the perf command on four ranks as threads: every result verified, output in the promised format. */
@@ -76,6 +77,39 @@ class PerfAndDemoTest {
                 assertTrue(rows.get(1).startsWith("jcoll-tcp," + op.label() + ",3,"), rows.get(1));
             }
         }
+    }
+
+    /** Skewed blocks (some pairs half, some one and a half times the even size), checked element by element. */
+    @Test
+    void skewedAllToAllVHasNoWrongValues() throws Exception {
+        int port = freePort();
+        PerfOptions o = PerfOptions.parse(List.of("alltoallv", "-b", "0", "-e", "1M", "-f", "16", "-w", "1", "-i", "2",
+                "--skew", "0.5"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        List<Long> wrong = Ranks.all(4, Duration.ofMinutes(2), rank -> {
+            try (Communicator c = join(rank, 4, port)) {
+                return Perf.run(c, o, rank == 0 ? new PrintStream(out, true) : null);
+            }
+        });
+        assertEquals(List.of(0L, 0L, 0L, 0L), wrong);
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("# alltoallv skew 0.50: blocks of 0.50 to 1.50 times the even size"), text);
+        assertTrue(text.contains("has no in-place form"), text);
+    }
+
+    /** --group-size: two groups of two ranks measured at once, each its own sub-communicator. */
+    @Test
+    void groupSizeRunsOnSubCommunicators() throws Exception {
+        int port = freePort();
+        PerfOptions o = PerfOptions.parse(List.of("allreduce", "-b", "8", "-e", "64K", "-f", "32", "-w", "1", "-i", "2",
+                "--group-size", "2"));
+        List<Long> wrong = Ranks.all(4, Duration.ofMinutes(2), rank -> {
+            try (Communicator c = join(rank, 4, port)) {
+                return Perf.runOnGroups(c, o);
+            }
+        });
+        assertEquals(List.of(0L, 0L, 0L, 0L), wrong);
+        assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("alltoallv", "--skew", "1")));
     }
 
     @Test

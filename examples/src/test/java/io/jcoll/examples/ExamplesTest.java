@@ -54,6 +54,35 @@ class ExamplesTest {
         for (int rank = 0; rank < 4; rank++) {
             assertTrue(r.output().contains("rank " + rank + ": 512 tokens routed to 8 experts on 4 ranks"), r.output());
         }
+        // skewed routing: the last rank's experts are off, so it receives nothing, and rank 0 gets the most
+        assertTrue(r.output().matches("(?s).*rank 2: 512 tokens routed to 8 experts on 4 ranks \\(sent per rank "
+                + "\\[\\d+, \\d+, \\d+, 0\\].*"), r.output());
+        assertTrue(r.output().contains("rank 3: 512 tokens") && r.output().matches("(?s).*\\[3\\] rank 3:[^\\n]*received 0\\).*"),
+                r.output());
+    }
+
+    @Test
+    void twoDimensionalParallelMatchesOneProcess() {
+        Run r = launch(TwoDimensionalParallel.class);
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("tensor x data parallel (2 x 2 ranks): 60 steps, weights equal to one process's"),
+                r.output());
+    }
+
+    @Test
+    void pipelineParallelMatchesOneProcess() {
+        Run r = launch(PipelineParallel.class);
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("pipeline of 4 stages, 4 microbatches: 30 steps")
+                && r.output().contains("loss curve and weights equal to one process's"), r.output());
+    }
+
+    @Test
+    void hybridShardedMatchesTheUnshardedRun() {
+        Run r = launch(HybridSharded.class);
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("hybrid sharded (2 replicas x 2 shards): 50 steps, parameters equal to the "
+                + "unsharded run"), r.output());
     }
 
     @Test

@@ -69,7 +69,8 @@ public final class MpiJobMain {
                 System.exit(1);
             }
             boolean mpi = comm.transport().name().equals("mpi");
-            List<Case> cases = Case.matrix(COUNTS, true, comm.size(), firstId);
+            List<Case> cases = new java.util.ArrayList<>(Case.matrix(COUNTS, true, comm.size(), firstId));
+            cases.addAll(Case.extendedMatrix(COUNTS, comm.size(), firstId + 1_000_000));
             int ran = 0;
             int refused = 0;
             java.util.Set<String> libraryRefused = new java.util.TreeSet<>();
@@ -94,6 +95,7 @@ public final class MpiJobMain {
                 }
             }
             ringOfSends(comm);
+            groupsAndSplits(comm, firstId);
             comm.barrier();
             System.out.println("rank " + rank + " of " + comm.size() + " over " + comm.transport().name() + ": "
                     + ran + " cases right, " + refused + " refused as MPI lacks them"
@@ -168,6 +170,35 @@ public final class MpiJobMain {
     }
 
     /** Each rank sends a block derived from its rank to the next and checks the one from the previous. */
+    /**
+     * A ring of sends and receives in one group (sends first: without the group, MPI's blocking sends of this
+     * size could wait on each other), and sub-communicators by parity running collectives of their own.
+     */
+    private static void groupsAndSplits(Communicator comm, long firstId) {
+        int n = comm.size();
+        int rank = comm.rank();
+        float[] out = new float[1 << 20];
+        float[] in = new float[1 << 20];
+        java.util.Arrays.fill(out, rank);
+        try (io.jcoll.Group g = comm.group()) {
+            g.send(HostBuffer.of(out), out.length, (rank + 1) % n).recv(HostBuffer.of(in), in.length, (rank + n - 1) % n);
+        }
+        if (in[in.length - 1] != (rank + n - 1) % n) {
+            throw new AssertionError("the grouped ring delivered " + in[in.length - 1]);
+        }
+        try (Communicator half = comm.split(rank % 2, -rank).orElseThrow()) {
+            List<Case> cases = Case.matrix(new int[] {1, 97}, false, half.size(), firstId + 2_000_000).stream()
+                    .filter(c -> c.op() == null || (c.op() != ReduceOp.AVG && MPI_REDUCES.contains(c.type()))).toList();
+            cases.forEach(c -> c.run(Ops.of(half, false)));
+            long[] members = new long[half.size()];
+            half.allGather(HostBuffer.of(new long[] {rank}), HostBuffer.of(members), 1);
+            if (members[0] < members[members.length - 1]) {
+                throw new AssertionError("keys -rank should order the split by descending rank: " + java.util.Arrays
+                        .toString(members));
+            }
+        }
+    }
+
     private static void ringOfSends(Communicator comm) {
         int n = comm.size();
         int rank = comm.rank();
