@@ -149,8 +149,10 @@ public final class Perf {
         if (!device) {
             return Layout.Arenas.host(maxBytes, type);
         }
-        int gpu = GpuRuntime.deviceFor(Settings.fromEnvironment(), comm.localRank(),
-                GpuRuntime.require("perf", comm.rank()).devices());
+        // the communicator's own GPU where it has one: a sub-communicator's local rank counts its members only
+        int gpu = comm.unwrap(io.jcoll.nccl.NcclAccess.class).map(io.jcoll.nccl.NcclAccess::device)
+                .orElseGet(() -> GpuRuntime.deviceFor(Settings.fromEnvironment(), comm.localRank(),
+                        GpuRuntime.require("perf", comm.rank()).devices()));
         return Layout.Arenas.device(maxBytes, type, gpu);
     }
 

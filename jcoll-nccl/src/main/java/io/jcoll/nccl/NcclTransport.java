@@ -202,15 +202,9 @@ final class NcclTransport implements Transport, NcclAccess {
     private boolean start(Call call, long deadlineNanos) {
         Cuda.setDevice(device); // the current device is per thread
         boolean staged = call.send() instanceof HostBuffer || call.recv() instanceof HostBuffer;
-        if (call.operation() == io.jcoll.spi.Operation.GROUP) {
-            for (Call member : call.members()) {
-                if (member.send() instanceof HostBuffer || member.recv() instanceof HostBuffer) {
-                    throw new io.jcoll.exceptions.InvalidArgumentException("group", rank, JcollException.NONE,
-                            member.describe() + " uses host memory; the nccl transport runs a group's calls together "
-                                    + "on the GPU and stages host memory one call at a time: give the group device "
-                                    + "buffers, or issue that call on its own");
-                }
-            }
+        if (call.operation() == io.jcoll.spi.Operation.GROUP && usesHostMemory(call)) {
+            runGroupStaged(call, deadlineNanos);
+            return false;
         }
         // the watchdog is armed around the launch, so that a launch blocking on a dead peer is aborted
         watchdog.arm(deadlineNanos);
@@ -234,6 +228,62 @@ final class NcclTransport implements Transport, NcclAccess {
             staging.finish(call);
         }
         return false;
+    }
+
+    private static boolean usesHostMemory(Call group) {
+        for (Call member : group.members()) {
+            if (member.send() instanceof HostBuffer || member.recv() instanceof HostBuffer) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A group some of whose calls use host memory: each such call gets device copies of its own (the shared
+     * pinned stage serves one call at a time, and a group's calls run together), the group runs as one NCCL
+     * group on them, and once it is done the outputs are copied back. Host memory here costs an allocation
+     * and two copies per call, as it does for a lone call.
+     */
+    private void runGroupStaged(Call group, long deadlineNanos) {
+        java.util.List<DeviceBuffer> scratch = new java.util.ArrayList<>();
+        java.util.List<Call> onDevice = new java.util.ArrayList<>();
+        try {
+            for (Call m : group.members()) {
+                Buffer send = m.send() instanceof HostBuffer h ? deviceCopy(h, m.sendElements(size), scratch) : m.send();
+                Buffer recv = m.recv() instanceof HostBuffer h ? deviceCopy(h, m.recvElements(size), scratch) : m.recv();
+                onDevice.add(new Call(m.operation(), send, recv, m.count(), m.type(), m.reduceOp(), m.root(),
+                        m.sequence(), false, m.vectors(), java.util.List.of())); // separate copies: out of place
+            }
+            Call staged = Call.group(onDevice);
+            watchdog.arm(deadlineNanos);
+            try {
+                launch(staged, 0, 0, deadlineNanos);
+            } catch (RuntimeException e) {
+                throw aborted(group, e);
+            } finally {
+                watchdog.disarm();
+            }
+            blockingWait.reset(group).await(deadlineNanos);
+            for (int i = 0; i < onDevice.size(); i++) {
+                Call m = group.members().get(i);
+                if (m.recv() instanceof HostBuffer h && m.recvElements(size) > 0) {
+                    ((DeviceBuffer) onDevice.get(i).recv()).copyTo(h.slice(0, m.recvElements(size)));
+                }
+            }
+        } finally {
+            scratch.forEach(DeviceBuffer::close);
+        }
+    }
+
+    /** A device buffer holding the first {@code elements} of {@code host} (its output's old bytes too: in place). */
+    private DeviceBuffer deviceCopy(HostBuffer host, long elements, java.util.List<DeviceBuffer> scratch) {
+        DeviceBuffer d = DeviceBuffer.allocate(device, host.type(), Math.max(1, elements));
+        scratch.add(d);
+        if (elements > 0) {
+            d.copyFrom(host.slice(0, elements));
+        }
+        return d;
     }
 
     private static long address(Buffer b) {
