@@ -1,0 +1,134 @@
+package io.jcoll.bench;
+
+import io.jcoll.Buffer;
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.Group;
+import io.jcoll.HostBuffer;
+import io.jcoll.Jcoll;
+import io.jcoll.ReduceOp;
+import io.jcoll.Request;
+import io.jcoll.gpu.DeviceBuffer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Timings of the process-group operations that {@code jcoll perf} does not sweep, each printed as its peers
+ * print theirs ({@code benchmarks/gpu/torch_groups.py}, {@code benchmarks/gpu/split_bench.c}):
+ * <ul>
+ * <li>{@code split ITERS}: a communicator split off every rank's (one color) and closed again, per call: what
+ * {@code ncclCommSplit} plus {@code ncclCommDestroy} costs in C, with jcoll's exchange of colors and the new
+ * communicator's stream, events and watchdog on top;</li>
+ * <li>{@code batch PAIRS MIN_BYTES MAX_BYTES ITERS}: a group of PAIRS sends to the next rank and receives from
+ * the previous, each of its own buffer, as PyTorch's {@code batch_isend_irecv} batches a pipeline's
+ * transfers; groups launched back to back, then one wait.</li>
+ * </ul>
+ * Device buffers under NCCL, host buffers otherwise. {@code jcoll launch -n N -- io.jcoll.bench.GroupBench ...}
+ */
+public final class GroupBench {
+
+    private GroupBench() {
+    }
+
+    public static void main(String[] args) {
+        Perf.becomeRanks(Integer.parseInt(System.getenv().getOrDefault("RANKS", "2")), GroupBench.class,
+                List.of(args), Duration.ofSeconds(15));
+        try (Communicator comm = Jcoll.fromEnvironment()) {
+            switch (args[0]) {
+                case "split" -> split(comm, Integer.parseInt(args[1]));
+                case "batch" -> batch(comm, Integer.parseInt(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]),
+                        Integer.parseInt(args[4]));
+                default -> throw new IllegalArgumentException("split ITERS | batch PAIRS MIN_BYTES MAX_BYTES ITERS");
+            }
+        }
+    }
+
+    static void split(Communicator comm, int iters) {
+        for (int i = 0; i < 3; i++) {
+            comm.split(0, comm.rank()).orElseThrow().close();
+        }
+        comm.barrier();
+        long start = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            try (Communicator sub = comm.split(0, comm.rank()).orElseThrow()) {
+                if (sub.size() != comm.size()) {
+                    throw new AssertionError("split of one color has " + sub.size() + " ranks");
+                }
+            }
+        }
+        double[] us = {(System.nanoTime() - start) / 1e3 / iters};
+        comm.allReduce(HostBuffer.of(us), ReduceOp.MAX);
+        if (comm.rank() == 0) {
+            System.out.printf(Locale.ROOT, "split+close %d ranks over %s: %.1f us per split (slowest rank, %d splits)%n",
+                    comm.size(), comm.transport().name(), us[0], iters);
+        }
+    }
+
+    static void batch(Communicator comm, int pairs, long minBytes, long maxBytes, int iters) {
+        int n = comm.size();
+        int next = (comm.rank() + 1) % n;
+        int previous = (comm.rank() + n - 1) % n;
+        boolean device = comm.transport().name().equals("nccl");
+        for (long bytes = minBytes; bytes <= maxBytes; bytes *= 4) {
+            long count = bytes / 4;
+            List<Buffer> sends = new ArrayList<>();
+            List<Buffer> recvs = new ArrayList<>();
+            for (int k = 0; k < pairs; k++) {
+                sends.add(buffer(comm, count, device));
+                recvs.add(buffer(comm, count, device));
+            }
+            for (int i = 0; i < 5; i++) {
+                group(comm, sends, recvs, count, next, previous).await();
+            }
+            comm.barrier();
+            long start = System.nanoTime();
+            Request last = null;
+            for (int i = 0; i < iters; i++) {
+                last = group(comm, sends, recvs, count, next, previous);
+            }
+            last.await();
+            double[] seconds = {(System.nanoTime() - start) / 1e9 / iters};
+            comm.allReduce(HostBuffer.of(seconds), ReduceOp.MAX);
+            if (comm.rank() == 0) {
+                System.out.printf(Locale.ROOT, "%-22s %12d %10.2f us %8.2f GB/s busbw%n", "jcoll-sendrecv-x" + pairs,
+                        bytes, seconds[0] * 1e6, bytes * pairs / seconds[0] / 1e9);
+            }
+            for (Buffer b : sends) {
+                close(b);
+            }
+            for (Buffer b : recvs) {
+                close(b);
+            }
+        }
+    }
+
+    private static Request group(Communicator comm, List<Buffer> sends, List<Buffer> recvs, long count, int next,
+                                 int previous) {
+        Group g = comm.group();
+        for (int k = 0; k < sends.size(); k++) {
+            g.send(sends.get(k), count, next).recv(recvs.get(k), count, previous);
+        }
+        return g.end();
+    }
+
+    private static Buffer buffer(Communicator comm, long count, boolean device) {
+        if (!device) {
+            return HostBuffer.of(new float[(int) count]);
+        }
+        int gpu = comm.unwrap(io.jcoll.nccl.NcclAccess.class).orElseThrow().device();
+        return DeviceBuffer.allocate(gpu, DataType.FLOAT32, count);
+    }
+
+    private static void close(Buffer b) {
+        if (b instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // best effort
+            }
+        }
+    }
+}
