@@ -41,7 +41,7 @@ public final class CallOverhead {
     public static void main(String[] args) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (CommunicatorImpl comm = new CommunicatorImpl(0, 1, 0, 0, new TransportInfo("instant", "instant", "benchmark",
-                List.of()), Duration.ofMinutes(1), new InstantQueue(), null)) {
+                List.of()), Duration.ofMinutes(1), new InstantQueue(), null, null)) {
             HostBuffer send = HostBuffer.of(new float[2]);
             HostBuffer recv = HostBuffer.of(new float[2]);
             System.out.println("round  blocking ns/call  blocking B/call  async ns/call  async B/call");

@@ -100,8 +100,7 @@ public final class Bootstrap {
             }
             LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + choice.info());
             return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), HostIdentity.of(settings), choice.info(),
-                    cfg.timeout(),
-                    transport, rendezvous);
+                    cfg.timeout(), transport, rendezvous, scoped);
         } catch (JcollException e) {
             closeQuietly(rendezvous);
             throw e;

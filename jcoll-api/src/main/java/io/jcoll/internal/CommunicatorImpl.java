@@ -57,6 +57,8 @@ public final class CommunicatorImpl implements Communicator {
     private final Transport transport;
     private final AutoCloseable rendezvous;
     private final CallValidator validator;
+    private final io.jcoll.bootstrap.Store store;           // scoped to this communicator; null where there is none
+    private final HistoryCheck history;                     // null where the transport compares calls itself
     private final CommunicatorImpl parent;                  // null for a communicator formed by bootstrap
     private final Set<CommunicatorImpl> children = ConcurrentHashMap.newKeySet();
 
@@ -72,13 +74,21 @@ public final class CommunicatorImpl implements Communicator {
     private volatile boolean closed;
     private boolean transportDone;            // closed or aborted for good; guarded by runLock
 
+    /**
+     * @param store the rendezvous store, scoped to this communicator (null for none: then ranks that disagree
+     *              about a call on a transport that does not compare calls are not told when they close)
+     */
     public CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
-                            Transport transport, AutoCloseable rendezvous) {
-        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, null);
+                            Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store) {
+        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null);
     }
 
     private CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
-                             Transport transport, AutoCloseable rendezvous, CommunicatorImpl parent) {
+                             Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store,
+                             CommunicatorImpl parent) {
+        this.store = store;
+        this.history = store != null && size > 1 && !transport.checksSignatures()
+                ? new HistoryCheck(store, rank, size) : null;
         this.rank = rank;
         this.size = size;
         this.localRank = localRank;
@@ -256,7 +266,8 @@ public final class CommunicatorImpl implements Communicator {
                 return Optional.<Communicator>empty();
             }
             CommunicatorImpl c = new CommunicatorImpl(request.rank(), request.size(), request.localRank(), hostId,
-                    childInfo(request), timeout, child, () -> { }, this);
+                    childInfo(request), timeout, child, () -> { }, store == null ? null : store.scoped(request.scope()),
+                    this);
             children.add(c);
             return Optional.<Communicator>of(c);
         }));
@@ -384,6 +395,9 @@ public final class CommunicatorImpl implements Communicator {
             }
             if (call.operation().isCollective()) {
                 nextSequence++; // numbered only once accepted, so a rejected call leaves ranks in step
+            }
+            if (history != null) {
+                history.issued(call);
             }
             boolean inline = queued.get() == 0;
             if (inline) {
@@ -566,6 +580,10 @@ public final class CommunicatorImpl implements Communicator {
         }
         runLock.lock();
         try {
+            if (history != null && failure == null) {
+                RuntimeException disagreement = history.compare();
+                first = first == null ? disagreement : first;
+            }
             if (!transportDone) {
                 transportDone = true;
                 if (failure == null) {

@@ -334,6 +334,29 @@ class ProcessGroupsTest {
         assertEquals(1, e.peer(), e.getMessage());
     }
 
+    /** A group that waits on itself (a receive no rank sends) fails at the timeout naming the rank it waited on. */
+    @Test
+    void aGroupThatCannotCompleteFailsAtTheTimeoutNamingThePeer() {
+        int port = TcpGroup.freePort();
+        long start = System.nanoTime();
+        List<Ranks.Outcome<Object>> outcomes = Ranks.outcomes(2, Duration.ofSeconds(30), rank -> {
+            try (Communicator comm = TcpGroup.builder(rank, 2, port, Map.of()).timeout(Duration.ofSeconds(2)).build()) {
+                try (Group g = comm.group()) {
+                    g.send(HostBuffer.of(new float[8]), 8, 1 - rank).recv(HostBuffer.of(new float[8]), 8, 1 - rank);
+                    if (rank == 1) {
+                        g.recv(HostBuffer.of(new float[8]), 8, 0); // rank 0 sends only one
+                    }
+                }
+                return null;
+            }
+        });
+        double seconds = (System.nanoTime() - start) / 1e9;
+        JcollException e = assertInstanceOf(JcollException.class, outcomes.get(1).error());
+        assertEquals(0, e.peer(), e.getMessage());
+        assertTrue(e.getMessage().contains("rank 0"), e.getMessage());
+        assertTrue(seconds < 2 + 3, "gave up at the timeout, took " + seconds + " s");
+    }
+
     // ---- abort
 
     /** Rank 1 waits in an allReduce rank 0 never joins; another thread of rank 1 aborts: both ranks stop at once. */
