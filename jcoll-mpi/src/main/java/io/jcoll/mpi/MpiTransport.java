@@ -264,11 +264,48 @@ final class MpiTransport implements Transport {
     }
 
     /**
-     * An uneven all-to-all's counts must agree pair by pair (MPI would truncate or hang on a disagreement): every
-     * rank learns what each peer means to send it, compares that with what it expects, and one small allreduce
-     * tells every rank whether any pair disagreed, so that all fail together, before any data moves.
+     * An uneven all-to-all's counts must agree pair by pair (MPI would truncate or hang on a disagreement), which
+     * one small SUM allreduce checks: with weights w(s, r) all ranks derive alike, each rank adds
+     * {@code w(rank, r) * sendCounts[r]} over r and subtracts {@code w(s, rank) * recvCounts[s]} over s, modulo a
+     * prime, and the ranks' terms sum to 0 exactly when every rank s's sendCounts[r] is rank r's recvCounts[s]
+     * (but for a chance of one in two billion). Only a disagreement pays for the exchange that names the pair.
+     * Every rank fails together, before any data moves.
      */
     private void checkPairCounts(Call call, long deadlineNanos) {
+        io.jcoll.spi.Vectors v = call.vectors();
+        long term = 0;
+        for (int p = 0; p < size; p++) {
+            term = Math.floorMod(term + pairWeight(call.sequence(), rank, p) * (v.sendCounts()[p] % PRIME), PRIME);
+            term = Math.floorMod(term - pairWeight(call.sequence(), p, rank) * (v.recvCounts()[p] % PRIME), PRIME);
+        }
+        try (Memory mine = new Memory(8); Memory sum = new Memory(8)) {
+            mine.setLong(0, term);
+            start(MpiNative.MPI_Iallreduce(MpiLibrary.address(mine), MpiLibrary.address(sum), 1,
+                    mpi.abi.types().get(io.jcoll.DataType.INT64), mpi.abi.ops().get(ReduceOp.SUM), comm,
+                    MpiLibrary.address(request)), call);
+            await(call, request, deadlineNanos);
+            if (sum.getLong(0) % PRIME != 0) {
+                namePairThatDisagrees(call, deadlineNanos);
+            }
+        }
+    }
+
+    /** 2^31 - 1: each term stays below it, so that n of them sum in a long without overflow. */
+    private static final long PRIME = 2_147_483_647L;
+
+    /** The weight of the pair (sender, receiver) in step {@code sequence}, the same on every rank. */
+    private long pairWeight(long sequence, int sender, int receiver) {
+        long z = (sequence * size + sender) * size + receiver + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return Math.floorMod(z ^ (z >>> 31), PRIME);
+    }
+
+    /**
+     * Some pair disagrees: every rank learns what each peer means to send it, and one MAX allreduce agrees on a
+     * pair to name, so that all fail with the same account.
+     */
+    private void namePairThatDisagrees(Call call, long deadlineNanos) {
         io.jcoll.spi.Vectors v = call.vectors();
         try (Memory mine = new Memory(8L * size); Memory theirs = new Memory(8L * size);
              Memory verdict = new Memory(8); Memory worst = new Memory(8)) {
@@ -284,21 +321,19 @@ final class MpiTransport implements Transport {
                     disagreeing = p;
                 }
             }
-            // the highest (receiver, sender) pair that disagrees, or 0 for none
+            // the highest (receiver, sender) pair that disagrees
             verdict.setLong(0, disagreeing < 0 ? 0 : ((long) rank << 32 | disagreeing) + 1);
             start(MpiNative.MPI_Iallreduce(MpiLibrary.address(verdict), MpiLibrary.address(worst), 1,
                     mpi.abi.types().get(io.jcoll.DataType.INT64), mpi.abi.ops().get(ReduceOp.MAX), comm,
                     MpiLibrary.address(request)), call);
             await(call, request, deadlineNanos);
             long w = worst.getLong(0);
-            if (w == 0) {
-                return;
-            }
             int receiver = (int) ((w - 1) >>> 32);
             int sender = (int) ((w - 1) & 0xffffffffL);
-            String detail = disagreeing >= 0 ? "rank " + disagreeing + " sends this rank " + theirs.getLong(8L * disagreeing)
-                    + " elements but this rank expects " + v.recvCounts()[disagreeing] + " from it"
-                    : "rank " + sender + " sends rank " + receiver + " another count than rank " + receiver + " expects";
+            String detail = disagreeing >= 0 ? "rank " + disagreeing + " sends this rank "
+                    + theirs.getLong(8L * disagreeing) + " elements but this rank expects " + v.recvCounts()[disagreeing]
+                    + " from it" : "rank " + sender + " sends rank " + receiver + " another count than rank " + receiver
+                    + " expects";
             throw new CollectiveMismatchException(call.operation().label(), rank, disagreeing >= 0 ? disagreeing
                     : (rank == sender ? receiver : sender), "in " + call.describe() + " " + detail
                     + "; a rank's sendCounts[r] must equal rank r's recvCounts for it (found before any data moved)");

@@ -52,6 +52,19 @@ class MpirunJobTest {
         return new Job(r.exit(), r.output());
     }
 
+    /** Rank 1 expects 3 elements from rank 0 in an uneven all-to-all where rank 0 sends 5: all 4 ranks fail. */
+    @Test
+    void unevenCountsThatDisagreeAreReportedOnEveryRank() throws Exception {
+        Job job = mpirun(Map.of("JCOLL_TRANSPORT", "mpi", "JCOLL_TIMEOUT", "20s"), 120, "mismatch=pairs");
+        assertEquals(0, job.exit(), job.output());
+        for (int r = 0; r < RANKS; r++) {
+            assertTrue(job.output().contains("rank " + r + " raised: "), job.output());
+        }
+        assertTrue(job.output().contains("rank 0 sends this rank 5 elements but this rank expects 3 from it"),
+                job.output());
+        assertEquals(RANKS, job.output().split("a rank's sendCounts\\[r\\] must equal", -1).length - 1, job.output());
+    }
+
     @ParameterizedTest(name = "JCOLL_TRANSPORT={0}")
     @ValueSource(strings = {"mpi", "tcp"})
     void everyCollectiveOnEveryRank(String transport) throws Exception {
