@@ -24,6 +24,21 @@ public record Vectors(long[] sendCounts, long[] sendOffsets, long[] recvCounts, 
         return extent(recvCounts, recvOffsets);
     }
 
+    /**
+     * The block size if this rank's layout is an even all-to-all's (every count the same, both ways, blocks packed
+     * from element 0), so that a transport that knows every rank's is even can run its plain all-to-all; -1
+     * otherwise.
+     */
+    public long evenBlock() {
+        long c = sendCounts.length == 0 ? 0 : sendCounts[0];
+        for (int i = 0; i < sendCounts.length; i++) {
+            if (sendCounts[i] != c || recvCounts[i] != c || sendOffsets[i] != i * c || recvOffsets[i] != i * c) {
+                return -1;
+            }
+        }
+        return c;
+    }
+
     /** Packed offsets for {@code counts}: each block right after the one before. */
     public static long[] packed(long[] counts) {
         long[] offsets = new long[counts.length];

@@ -62,7 +62,23 @@ public final class Collectives {
             LocalCopy.now(send.plus(out.start(0)), recv.plus(in.start(0)), in.length(0), ctx.scratch());
             return;
         }
+        if (part == 0 && LinearAllToAllV.fits(ctx, v, typeSize) && oneShareEach(v, typeSize, sharesFor)) {
+            // small, and every block in share 0 (as its other end cuts it too): everything in flight at once
+            LinearAllToAllV.run(ctx, send, recv, v);
+            return;
+        }
         PairwiseAllToAll.run(ctx, send, recv, out, in, false, part == 0);
+    }
+
+    /** Whether every block, both ways, is cut into one share only (so share 0 is the whole call). */
+    private static boolean oneShareEach(io.jcoll.spi.Vectors v, int typeSize, LongToIntFunction sharesFor) {
+        for (int p = 0; p < v.sendCounts().length; p++) {
+            if (sharesFor.applyAsInt(v.sendCounts()[p] * typeSize) != 1
+                    || sharesFor.applyAsInt(v.recvCounts()[p] * typeSize) != 1) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
