@@ -50,8 +50,8 @@ public final class HybridSharded {
                     shardGroup.allGather(HostBuffer.of(mine), HostBuffer.of(weights), shard);
                     int first = (step * BATCH) % SAMPLES;
                     Arrays.fill(grads, 0f);
-                    gradient(x, y, weights, first + worker * BATCH / workers, first + (worker + 1) * BATCH / workers,
-                            grads);
+                    ShardedTraining.gradient(x, y, weights, first + worker * BATCH / workers,
+                            first + (worker + 1) * BATCH / workers, grads);
                     shardGroup.reduceScatter(HostBuffer.of(grads), HostBuffer.of(myGrad), shard, ReduceOp.SUM);
                     replicaGroup.allReduce(HostBuffer.of(myGrad), ReduceOp.SUM);
                     for (int i = 0; i < shard; i++) {
@@ -87,26 +87,13 @@ public final class HybridSharded {
         return y;
     }
 
-    /** Adds the squared-error gradient of samples [from, to) to {@code grads}. */
-    static void gradient(float[][] x, float[] y, float[] w, int from, int to, float[] grads) {
-        for (int s = from; s < to; s++) {
-            float err = -y[s];
-            for (int i = 0; i < FEATURES; i++) {
-                err += w[i] * x[s][i];
-            }
-            for (int i = 0; i < FEATURES; i++) {
-                grads[i] += err * x[s][i];
-            }
-        }
-    }
-
     static float[] oneProcess(float[][] x, float[] y) {
         float[] w = new float[FEATURES];
         float[] grads = new float[FEATURES];
         for (int step = 0; step < STEPS; step++) {
             int first = (step * BATCH) % SAMPLES;
             Arrays.fill(grads, 0f);
-            gradient(x, y, w, first, first + BATCH, grads);
+            ShardedTraining.gradient(x, y, w, first, first + BATCH, grads);
             for (int i = 0; i < FEATURES; i++) {
                 w[i] -= LEARNING_RATE * grads[i] / BATCH;
             }

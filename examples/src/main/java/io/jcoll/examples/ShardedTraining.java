@@ -70,14 +70,14 @@ public final class ShardedTraining {
         }
     }
 
-    /** Adds the squared-error gradient of samples [from, to) to {@code grads}. */
+    /** Adds the squared-error gradient of samples [from, to) to {@code grads} (one entry per feature of x). */
     static void gradient(float[][] x, float[] y, float[] w, int from, int to, float[] grads) {
         for (int s = from; s < to; s++) {
             float err = -y[s];
-            for (int i = 0; i < FEATURES; i++) {
+            for (int i = 0; i < x[s].length; i++) {
                 err += w[i] * x[s][i];
             }
-            for (int i = 0; i < FEATURES; i++) {
+            for (int i = 0; i < x[s].length; i++) {
                 grads[i] += err * x[s][i];
             }
         }

@@ -72,7 +72,7 @@ public final class CommunicatorImpl implements Communicator {
     private volatile JcollException failure;
     private volatile boolean abortedByUser;   // failure came from abort(): every later failure is reported as it
     private volatile boolean closed;
-    private boolean transportDone;            // closed or aborted for good; guarded by runLock
+    private volatile boolean transportDone;   // closed or aborted for good
 
     /**
      * @param store the rendezvous store, scoped to this communicator (null for none: then ranks that disagree
