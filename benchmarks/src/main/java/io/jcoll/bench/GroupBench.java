@@ -25,6 +25,9 @@ import java.util.Locale;
  * <li>{@code batch PAIRS MIN_BYTES MAX_BYTES ITERS}: a group of PAIRS sends to the next rank and receives from
  * the previous, each of its own buffer, as PyTorch's {@code batch_isend_irecv} batches a pipeline's
  * transfers; groups launched back to back, then one wait.</li>
+ * <li>{@code launch ITERS}: the small-size launch path ({@code launch_bench.c} is its peer in C): for each
+ * collective at 64 B-32 KB, ITERS asynchronous calls issued back to back, timing the issuing alone and the
+ * issuing plus the wait for the last, after warm-up enough for the JIT (as {@code jcoll perf}).</li>
  * </ul>
  * Device buffers under NCCL, host buffers otherwise. {@code jcoll launch -n N -- io.jcoll.bench.GroupBench ...}
  */
@@ -39,6 +42,7 @@ public final class GroupBench {
         try (Communicator comm = Jcoll.fromEnvironment()) {
             switch (args[0]) {
                 case "split" -> split(comm, Integer.parseInt(args[1]));
+                case "launch" -> launch(comm, Integer.parseInt(args[1]));
                 case "batch" -> batch(comm, Integer.parseInt(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]),
                         Integer.parseInt(args[4]));
                 default -> throw new IllegalArgumentException("split ITERS | batch PAIRS MIN_BYTES MAX_BYTES ITERS");
@@ -65,6 +69,43 @@ public final class GroupBench {
             System.out.printf(Locale.ROOT, "split+close %d ranks over %s: %.1f us per split (slowest rank, %d splits)%n",
                     comm.size(), comm.transport().name(), us[0], iters);
         }
+    }
+
+    static void launch(Communicator comm, int iters) {
+        long[] sizes = {64, 512, 4096, 32768};
+        Layout.Arenas arenas = Perf.arenas(comm, 1 << 20, DataType.FLOAT32, comm.transport().name().equals("nccl"));
+        Collective[] ops = {Collective.ALLREDUCE, Collective.ALLGATHER, Collective.REDUCESCATTER, Collective.ALLTOALL,
+            Collective.BROADCAST};
+        for (Collective op : ops) {
+            for (long bytes : sizes) {
+                Layout l = Layout.of(op, arenas, DataType.FLOAT32, bytes / 4, comm.rank(), comm.size(), false);
+                for (int i = 0; i < 12_000; i += 100) { // C2 compiles after about ten thousand calls
+                    issue(comm, op, l, 100).await();
+                }
+                comm.barrier();
+                long t0 = System.nanoTime();
+                Request last = issue(comm, op, l, iters);
+                long t1 = System.nanoTime();
+                last.await();
+                long t2 = System.nanoTime();
+                double[] us = {(t1 - t0) / 1e3 / iters, (t2 - t0) / 1e3 / iters};
+                comm.allReduce(HostBuffer.of(us), ReduceOp.MAX);
+                if (comm.rank() == 0) {
+                    System.out.printf(Locale.ROOT, "jcoll %-14s %8d bytes  launch %6.2f us  per call %6.2f us%n",
+                            op.label(), bytes, us[0], us[1]);
+                }
+            }
+        }
+        arenas.close();
+    }
+
+    /** {@code n} asynchronous calls back to back; returns the last one's request. */
+    private static Request issue(Communicator comm, Collective op, Layout l, int n) {
+        Request last = null;
+        for (int i = 0; i < n; i++) {
+            last = op.start(comm, l, ReduceOp.SUM, 0);
+        }
+        return last;
     }
 
     static void batch(Communicator comm, int pairs, long minBytes, long maxBytes, int iters) {
