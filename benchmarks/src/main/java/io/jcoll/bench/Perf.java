@@ -77,11 +77,12 @@ public final class Perf {
     /**
      * The sweep on the whole job, or with {@code --group-size G} on sub-communicators of G ranks (ranks
      * {@code r / G} together), every group at once, as tensor- or data-parallel groups run side by side; rank 0
-     * reports its group. Returns the wrong elements, summed over every rank of the job.
+     * reports its group. G equal to the job's size still splits: one sub-communicator of every rank, to compare
+     * with the same sweep on the communicator it was split from. Returns the wrong elements, summed over every rank of the job.
      */
     static long runOnGroups(Communicator comm, PerfOptions o) {
         int g = o.groupSize();
-        if (g == 0 || g == comm.size()) {
+        if (g == 0) {
             return run(comm, o, comm.rank() == 0 ? System.out : null);
         }
         if (comm.size() % g != 0) {
