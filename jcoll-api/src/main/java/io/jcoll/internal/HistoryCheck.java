@@ -28,6 +28,9 @@ final class HistoryCheck {
     private final int rank;
     private final int size;
     private long digest;
+    private long pairTerms;   // this rank's terms of every uneven all-to-all's pair-count check, summed
+
+    
 
     HistoryCheck(Store store, int rank, int size) {
         this.store = store;
@@ -40,27 +43,48 @@ final class HistoryCheck {
         if (call.operation().isCollective()) {
             digest = Signature.of(call).foldInto(digest);
         }
+        if (call.vectors() != null) {
+            pairTerms = (pairTerms + call.vectors().pairTerm(call.sequence(), rank)) % io.jcoll.spi.Vectors.PRIME;
+        }
         for (Call member : call.members()) {
             issued(member);
         }
     }
 
-    /** Publishes this rank's digest and compares the others'; returns the first disagreement, or null. */
+    /**
+     * Publishes this rank's digest and pair terms, and compares the others': the digests must be equal, and the
+     * pair terms of every rank must sum to 0 ({@link io.jcoll.spi.Vectors#pairTerm}). Returns the first
+     * disagreement, or null.
+     */
     CollectiveMismatchException compare() {
-        store.set(key(rank), ByteBuffer.allocate(8).putLong(0, digest).array());
+        store.set(key(rank), ByteBuffer.allocate(16).putLong(0, digest).putLong(8, pairTerms).array());
         long deadline = System.nanoTime() + PATIENCE.toNanos();
+        long terms = pairTerms;
+        boolean everyRank = true;
         for (int r = 0; r < size; r++) {
             if (r == rank) {
                 continue;
             }
             Optional<byte[]> theirs = store.get(key(r), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            if (theirs.isPresent() && theirs.get().length == 8 && ByteBuffer.wrap(theirs.get()).getLong(0) != digest) {
+            if (theirs.isEmpty() || theirs.get().length != 16) {
+                everyRank = false;
+                continue;
+            }
+            ByteBuffer b = ByteBuffer.wrap(theirs.get());
+            if (b.getLong(0) != digest) {
                 return new CollectiveMismatchException("close", rank, r, "rank " + r + " and this rank disagree about "
                         + "an earlier collective: one of them was called with other arguments on one of the two (a "
                         + "different root, count, type or op) and ran without an error, so their results may "
                         + "differ; every rank must issue the same collectives, in the same order, with the same "
                         + "arguments (found when closing; JCOLL_DEBUG=check finds it at the call)");
             }
+            terms = (terms + b.getLong(8)) % io.jcoll.spi.Vectors.PRIME;
+        }
+        if (everyRank && terms != 0) {
+            return new CollectiveMismatchException("close", rank, io.jcoll.exceptions.JcollException.NONE, "the "
+                    + "counts of an earlier allToAllV disagreed between two ranks: a rank's sendCounts[r] must equal "
+                    + "rank r's recvCounts for it, and this transport moved the data as each rank counted it (found "
+                    + "when closing; JCOLL_DEBUG=check names the pair at the call)");
         }
         return null;
     }

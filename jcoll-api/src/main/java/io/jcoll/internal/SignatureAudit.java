@@ -10,6 +10,7 @@ import io.jcoll.spi.Signature;
 import io.jcoll.spi.Transport;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -32,7 +33,6 @@ final class SignatureAudit implements Transport {
     private final int rank;
     private final int size;
     private final Signature[] byRank;
-    private final ByteBuffer own = ByteBuffer.allocate(Signature.BYTES);
 
     SignatureAudit(Transport inner, Store store, int rank, int size) {
         this.inner = inner;
@@ -74,20 +74,34 @@ final class SignatureAudit implements Transport {
         }
         long step = call.sequence();
         byRank[rank] = Signature.of(call);
-        byRank[rank].writeTo(own, 0);
-        store.set(key(step, rank), own.array());
+        store.set(key(step, rank), encode(call));
+        long[][] sendCounts = call.vectors() == null ? null : new long[size][];
+        long[][] recvCounts = call.vectors() == null ? null : new long[size][];
         for (int r = 0; r < size; r++) {
             if (r == rank) {
+                if (sendCounts != null) {
+                    sendCounts[r] = call.vectors().sendCounts();
+                    recvCounts[r] = call.vectors().recvCounts();
+                }
                 continue;
             }
             Duration left = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
             Optional<byte[]> theirs = store.get(key(step, r), left);
-            if (theirs.isEmpty() || theirs.get().length != Signature.BYTES) {
+            if (theirs.isEmpty() || theirs.get().length < Signature.BYTES) {
                 throw new CollectiveTimeoutException(call.operation().label(), rank, r, "rank " + r
                         + " did not reach collective #" + step + " within JCOLL_TIMEOUT (JCOLL_DEBUG=check waited for "
                         + "its call's signature; this rank is in " + byRank[rank].describe() + ")");
             }
-            byRank[r] = Signature.readFrom(ByteBuffer.wrap(theirs.get()), 0);
+            ByteBuffer b = ByteBuffer.wrap(theirs.get()).order(ByteOrder.LITTLE_ENDIAN);
+            byRank[r] = Signature.readFrom(b, 0);
+            if (sendCounts != null && b.capacity() == Signature.BYTES + 16 * size) {
+                sendCounts[r] = new long[size];
+                recvCounts[r] = new long[size];
+                for (int p = 0; p < size; p++) {
+                    sendCounts[r][p] = b.getLong(Signature.BYTES + 8 * p);
+                    recvCounts[r][p] = b.getLong(Signature.BYTES + 8 * (size + p));
+                }
+            }
         }
         if (step > 0) {
             store.delete(key(step - 1, rank));
@@ -97,6 +111,37 @@ final class SignatureAudit implements Transport {
             throw new CollectiveMismatchException(call.operation().label(), rank, firstOther(), disagreement
                     + "; every rank must issue the same collectives, in the same order, with the same arguments "
                     + "(found by JCOLL_DEBUG=check before the call was launched)");
+        }
+        if (sendCounts != null) {
+            pairsAgree(call, sendCounts, recvCounts);
+        }
+    }
+
+    /** This rank's signature, and an uneven all-to-all's counts both ways (so every rank can check every pair). */
+    private byte[] encode(Call call) {
+        int extra = call.vectors() == null ? 0 : 16 * size;
+        ByteBuffer b = ByteBuffer.allocate(Signature.BYTES + extra).order(ByteOrder.LITTLE_ENDIAN);
+        byRank[rank].writeTo(b, 0);
+        for (int p = 0; extra > 0 && p < size; p++) {
+            b.putLong(Signature.BYTES + 8 * p, call.vectors().sendCounts()[p]);
+            b.putLong(Signature.BYTES + 8 * (size + p), call.vectors().recvCounts()[p]);
+        }
+        return b.array();
+    }
+
+    /** Every rank sees every pair's counts: all of them fail, naming the same pair, before anything is launched. */
+    private void pairsAgree(Call call, long[][] sendCounts, long[][] recvCounts) {
+        for (int s = 0; s < size; s++) {
+            for (int r = 0; r < size; r++) {
+                if (sendCounts[s][r] != recvCounts[r][s]) {
+                    int peer = rank == s ? r : s;
+                    throw new CollectiveMismatchException(call.operation().label(), rank, peer, "in "
+                            + byRank[rank].describe() + " rank " + s + " sends rank " + r + " " + sendCounts[s][r]
+                            + " elements but rank " + r + " expects " + recvCounts[r][s] + " from it; a rank's "
+                            + "sendCounts[r] must equal rank r's recvCounts for it (found by JCOLL_DEBUG=check before "
+                            + "the call was launched)");
+                }
+            }
         }
     }
 

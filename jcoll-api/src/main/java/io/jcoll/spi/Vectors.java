@@ -39,6 +39,39 @@ public record Vectors(long[] sendCounts, long[] sendOffsets, long[] recvCounts, 
         return c;
     }
 
+    /** A prime below 2^31: pair terms stay below it, so that the terms of up to 2^32 ranks sum in a long. */
+    public static final long PRIME = 2_147_483_647L;
+
+    /**
+     * This rank's share of a check that every pair's counts agree, as one number below {@link #PRIME}: with
+     * weights w(s, r) every rank derives alike from the call's sequence number, it adds
+     * {@code w(rank, r) * sendCounts[r]} over r and subtracts {@code w(s, rank) * recvCounts[s]} over s. The
+     * ranks' terms sum to 0 modulo the prime exactly when every rank s's sendCounts[r] is rank r's
+     * recvCounts[s] (but for a chance of one in two billion), so one small SUM (an allreduce, or the store)
+     * checks a whole uneven all-to-all.
+     *
+     * @param sequence the call's sequence number (the same on every rank)
+     * @param rank     this rank
+     * @return the term, 0 to {@code PRIME - 1}
+     */
+    public long pairTerm(long sequence, int rank) {
+        int n = sendCounts.length;
+        long term = 0;
+        for (int p = 0; p < n; p++) {
+            term = Math.floorMod(term + pairWeight(sequence, n, rank, p) * (sendCounts[p] % PRIME), PRIME);
+            term = Math.floorMod(term - pairWeight(sequence, n, p, rank) * (recvCounts[p] % PRIME), PRIME);
+        }
+        return term;
+    }
+
+    /** The weight of the pair (sender, receiver) in step {@code sequence}, the same on every rank. */
+    private static long pairWeight(long sequence, int n, int sender, int receiver) {
+        long z = (sequence * n + sender) * n + receiver + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return Math.floorMod(z ^ (z >>> 31), PRIME);
+    }
+
     /** Packed offsets for {@code counts}: each block right after the one before. */
     public static long[] packed(long[] counts) {
         long[] offsets = new long[counts.length];

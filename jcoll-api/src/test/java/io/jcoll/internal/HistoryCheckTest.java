@@ -48,6 +48,29 @@ class HistoryCheckTest {
         }
     }
 
+    /** Rank 2 expects 7 elements from rank 0, which sends 3: unchecked, it runs; every rank learns it at close. */
+    @Test
+    void unevenCountsThatDisagreedAreReportedWhenClosing() {
+        int n = 3;
+        MemoryStore store = new MemoryStore();
+        for (Ranks.Outcome<Object> o : Ranks.outcomes(n, Duration.ofSeconds(30), rank -> {
+            Communicator comm = new CommunicatorImpl(rank, n, rank, 0, INFO, Duration.ofSeconds(10),
+                    new SignatureAuditTest.Unchecked(), () -> { }, store);
+            long[] send = {1, 2, 3};
+            long[] recv = {rank + 1L, rank + 1L, rank + 1L};
+            if (rank == 2) {
+                recv[0] = 7;
+            }
+            comm.allToAllV(HostBuffer.of(new float[6]), send, null, HostBuffer.of(new float[16]), recv, null);
+            comm.close();
+            return null;
+        })) {
+            CollectiveMismatchException e = assertInstanceOf(CollectiveMismatchException.class, o.error(),
+                    "rank " + o.rank());
+            assertTrue(e.getMessage().contains("counts of an earlier allToAllV disagreed"), e.getMessage());
+        }
+    }
+
     @Test
     void ranksThatAgreedCloseQuietly() {
         for (Ranks.Outcome<Object> o : run(3, 0, "b/")) {

@@ -97,6 +97,32 @@ class SignatureAuditTest {
         }
     }
 
+    /** An uneven all-to-all whose ranks count differently: every rank names the same pair before launching. */
+    @Test
+    void unevenCountsThatDisagreeFailEveryRankNamingThePair() {
+        Unchecked[] inner = new Unchecked[RANKS];
+        List<Object> results = run(1, r -> {
+            long[] send = {1, 2, 3};
+            long[] recv = {r + 1L, r + 1L, r + 1L};   // what rank s sends rank r is s's sendCounts[r] = r + 1...
+            if (r == 2) {
+                recv[0] = 7;                          // ...but rank 2 expects 7 from rank 0
+            }
+            return new Call[] {allToAllV(send, recv)};
+        }, new MemoryStore(), inner, Duration.ofSeconds(10));
+        for (int r = 0; r < RANKS; r++) {
+            CollectiveMismatchException e = assertInstanceOf(CollectiveMismatchException.class, results.get(r));
+            assertTrue(e.getMessage().contains("rank 0 sends rank 2 3 elements but rank 2 expects 7 from it"),
+                    e.getMessage());
+            assertEquals(0, inner[r].launched.get(), "the call was launched on rank " + r);
+        }
+    }
+
+    static Call allToAllV(long[] send, long[] recv) {
+        return new Call(Operation.ALL_TO_ALL_V, null, null, 0, DataType.FLOAT32, null, -1, 0, false,
+                new io.jcoll.spi.Vectors(send, io.jcoll.spi.Vectors.packed(send), recv, io.jcoll.spi.Vectors.packed(recv)),
+                List.of());
+    }
+
     @Test
     void aRankThatNeverArrivesIsNamedWhenTheDeadlinePasses() {
         Unchecked[] inner = new Unchecked[RANKS];

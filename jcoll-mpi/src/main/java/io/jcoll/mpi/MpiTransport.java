@@ -273,35 +273,12 @@ final class MpiTransport implements Transport {
         }
     }
 
-    /**
-     * An uneven all-to-all's pair counts as one number below {@link #PRIME}: with weights w(s, r) all ranks derive
-     * alike, this rank adds {@code w(rank, r) * sendCounts[r]} over r and subtracts {@code w(s, rank) *
-     * recvCounts[s]} over s; the ranks' terms sum to 0 modulo the prime exactly when every rank s's sendCounts[r]
-     * is rank r's recvCounts[s] (but for a chance of one in two billion). 0 for every other call.
-     */
+    /** An uneven all-to-all's share of the pair-count check ({@link io.jcoll.spi.Vectors#pairTerm}); 0 otherwise. */
     private long pairTerm(Call call) {
-        if (call.operation() != Operation.ALL_TO_ALL_V) {
-            return 0;
-        }
-        io.jcoll.spi.Vectors v = call.vectors();
-        long term = 0;
-        for (int p = 0; p < size; p++) {
-            term = Math.floorMod(term + pairWeight(call.sequence(), rank, p) * (v.sendCounts()[p] % PRIME), PRIME);
-            term = Math.floorMod(term - pairWeight(call.sequence(), p, rank) * (v.recvCounts()[p] % PRIME), PRIME);
-        }
-        return term;
+        return call.operation() == Operation.ALL_TO_ALL_V ? call.vectors().pairTerm(call.sequence(), rank) : 0;
     }
 
-    /** 2^31 - 1: each term stays below it, so that n of them sum in a long without overflow. */
-    private static final long PRIME = 2_147_483_647L;
-
-    /** The weight of the pair (sender, receiver) in step {@code sequence}, the same on every rank. */
-    private long pairWeight(long sequence, int sender, int receiver) {
-        long z = (sequence * size + sender) * size + receiver + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return Math.floorMod(z ^ (z >>> 31), PRIME);
-    }
+    private static final long PRIME = io.jcoll.spi.Vectors.PRIME;
 
     /**
      * Some pair disagrees: every rank learns what each peer means to send it, and one MAX allreduce agrees on a
