@@ -258,8 +258,7 @@ final class TcpTransport implements Transport {
             }
         }
         if (!pointToPoint.isEmpty()) {
-            // each message's signature is set as it is posted; the wait names the group
-            link.begin("group", Signature.of(pointToPoint.get(0)), history, null, null, deadlineNanos);
+            // each message's signature and the deadline are set as it is posted
             PointToPointBatch.run(channels[0].context(), pointToPoint,
                     c -> link.begin(c.operation().label(), Signature.of(c), history, null, null, deadlineNanos));
         }
