@@ -16,7 +16,7 @@ ROUNDS=${ROUNDS:-2}
   for round in $(seq "$ROUNDS"); do
     step "round $round: split"
     [ -x /tmp/split_bench ] && timeout 120 /tmp/split_bench "$N" 20
-    RANKS=$N timeout 180 java -cp "$JCOLL_CP" io.jcoll.bench.GroupBench split 20 2>&1 | grep -v "^\[1\]"
+    RANKS=$N timeout 180 java -cp "$JCOLL_CP" io.jcoll.bench.GroupBench split 20 2>&1 | grep -E "split|threads"
     step "round $round: grouped send/recv, 1 and 8 pairs"
     for pairs in 1 8; do
       RANKS=$N timeout 180 java -cp "$JCOLL_CP" io.jcoll.bench.GroupBench batch $pairs 1048576 268435456 20 2>&1 \

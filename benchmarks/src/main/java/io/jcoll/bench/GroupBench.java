@@ -51,6 +51,10 @@ public final class GroupBench {
     }
 
     static void split(Communicator comm, int iters) {
+        int threads = Thread.activeCount();
+        int files = openFiles();
+        System.out.printf(Locale.ROOT, "rank %d before: threads %d, open files %d%s%n", comm.rank(), threads, files,
+                gpuMemory(comm));
         for (int i = 0; i < 3; i++) {
             comm.split(0, comm.rank()).orElseThrow().close();
         }
@@ -69,6 +73,19 @@ public final class GroupBench {
             System.out.printf(Locale.ROOT, "split+close %d ranks over %s: %.1f us per split (slowest rank, %d splits)%n",
                     comm.size(), comm.transport().name(), us[0], iters);
         }
+        System.out.printf(Locale.ROOT, "rank %d after %d splits: threads %d -> %d, open files %d -> %d%s%n",
+                comm.rank(), iters + 3, threads, Thread.activeCount(), files, openFiles(), gpuMemory(comm));
+    }
+
+    private static int openFiles() {
+        String[] fds = new java.io.File("/proc/self/fd").list();
+        return fds == null ? 0 : fds.length;
+    }
+
+    /** Free GPU memory now, where the communicator has a GPU (what a leaked NCCL communicator would hold). */
+    private static String gpuMemory(Communicator comm) {
+        return comm.unwrap(io.jcoll.nccl.NcclAccess.class).map(a -> ", GPU " + a.device() + " free "
+                + io.jcoll.gpu.Cuda.freeMemory(a.device()) / (1 << 20) + " MiB").orElse("");
     }
 
     static void launch(Communicator comm, int iters) {

@@ -199,6 +199,21 @@ public final class MpiJobMain {
         if (in[in.length - 1] != (rank + n - 1) % n) {
             throw new AssertionError("the grouped ring delivered " + in[in.length - 1]);
         }
+        // a thousand splits, each closed: MPI communicators, native memory, threads and files must not pile up
+        for (int i = 0; i < 50; i++) {
+            comm.split(rank % 2, rank).orElseThrow().close();
+        }
+        int threads = Thread.activeCount();
+        int files = openFiles();
+        for (int i = 0; i < 1000; i++) {
+            try (Communicator sub = comm.split(rank % 2, rank).orElseThrow()) {
+                sub.barrier();
+            }
+        }
+        if (Thread.activeCount() > threads || openFiles() > files + 2) {
+            throw new AssertionError("1000 splits left threads " + threads + " -> " + Thread.activeCount()
+                    + ", open files " + files + " -> " + openFiles());
+        }
         try (Communicator half = comm.split(rank % 2, -rank).orElseThrow()) {
             List<Case> cases = Case.matrix(new int[] {1, 97}, false, half.size(), firstId + 2_000_000).stream()
                     .filter(c -> c.op() == null || (c.op() != ReduceOp.AVG && (c.type() == DataType.FLOAT32
@@ -211,6 +226,11 @@ public final class MpiJobMain {
                         .toString(members));
             }
         }
+    }
+
+    private static int openFiles() {
+        String[] fds = new java.io.File("/proc/self/fd").list();
+        return fds == null ? 0 : fds.length;
     }
 
     private static void ringOfSends(Communicator comm) {

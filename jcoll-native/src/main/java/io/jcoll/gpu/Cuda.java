@@ -50,6 +50,19 @@ public final class Cuda {
         return cudart.cudaGetDevice(d) == 0 ? Integer.toString(d[0]) : "unknown";
     }
 
+    /** Free memory on {@code device}, in bytes (cudaMemGetInfo); the current device is left as it was. */
+    public static long freeMemory(int device) {
+        int before = currentDevice();
+        setDevice(device);
+        try (org.bytedeco.javacpp.SizeTPointer free = new org.bytedeco.javacpp.SizeTPointer(1);
+             org.bytedeco.javacpp.SizeTPointer total = new org.bytedeco.javacpp.SizeTPointer(1)) {
+            check(cudart.cudaMemGetInfo(free, total), "cudaMemGetInfo");
+            return free.get();
+        } finally {
+            setDevice(before);
+        }
+    }
+
     /** Device memory; returns its address. */
     public static long malloc(long bytes) {
         if (bytes <= 0) {
