@@ -98,8 +98,9 @@ public final class Bootstrap {
             if (SignatureAudit.requested(settings) && !transport.checksSignatures()) {
                 transport = new SignatureAudit(transport, scoped, rank, cfg.size());
             }
-            LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + choice.info());
-            return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), HostIdentity.of(settings), choice.info(),
+            io.jcoll.TransportInfo info = withCpuWarning(choice.info(), settings, rank);
+            LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + info);
+            return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), HostIdentity.of(settings), info,
                     cfg.timeout(), transport, rendezvous, scoped);
         } catch (JcollException e) {
             closeQuietly(rendezvous);
@@ -115,6 +116,28 @@ public final class Bootstrap {
     }
 
 
+
+    /**
+     * The transport's account with the one-CPU trap added when this process is bound to fewer CPUs than a JVM
+     * running collectives needs ({@link io.jcoll.probe.CpuAffinity}), and the trap logged once, loudly, with the fix
+     * for the launcher that started it: {@code comm.transport()} and {@code jcoll perf}'s header show it.
+     */
+    private static io.jcoll.TransportInfo withCpuWarning(io.jcoll.TransportInfo info, Settings settings, int rank) {
+        io.jcoll.probe.SystemFiles files = io.jcoll.probe.SystemFiles.from(settings);
+        java.util.Optional<io.jcoll.probe.Warning> trap = io.jcoll.probe.CpuAffinity.read(files)
+                .warning(io.jcoll.probe.LaunchEnvironment.detect(settings));
+        if (trap.isEmpty()) {
+            return info;
+        }
+        if (!warnedCpus) {
+            warnedCpus = true;
+            LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": " + trap.get());
+        }
+        return new io.jcoll.TransportInfo(info.name(), info.requested(), info.reason() + "; WARNING: "
+                + trap.get(), info.rejected());
+    }
+
+    private static volatile boolean warnedCpus;
 
     static HostedStore host(JobConfig cfg) throws IOException {
         synchronized (HOSTED) {

@@ -78,6 +78,8 @@ final class DoctorReport {
         doc.put("schema", SCHEMA);
         doc.put("root", machine.root());
         doc.put("launcher", map("name", machine.launcher().name(), "evidence", machine.launcher().evidence()));
+        doc.put("cpus", map("allowed", machine.cpus().allowed(), "online", machine.cpus().online(),
+                "problem", machine.cpus().problem()));
         List<Object> gpus = new ArrayList<>();
         for (GpuDevice g : machine.gpus()) {
             Map<String, Object> m = map("minor", g.minor(), "model", g.model(), "bus_id", g.busId(), "numa_node", g.numaNode());
@@ -163,6 +165,15 @@ final class DoctorReport {
     }
 
     /** An ordered map from alternating keys and values (values may be null). */
+    /** This process's CPUs in words: {@code 2 of 32 online CPUs [0, 1]}, or why they are unknown. */
+    static String describe(io.jcoll.probe.CpuAffinity cpus) {
+        if (cpus.problem() != null) {
+            return "unknown: " + cpus.problem();
+        }
+        return "this process may run on " + cpus.allowed().size() + " of " + (cpus.online() > 0 ? cpus.online()
+                : "?") + " online CPUs " + cpus.allowed();
+    }
+
     private static Map<String, Object> map(Object... kv) {
         Map<String, Object> m = new LinkedHashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
@@ -177,6 +188,7 @@ final class DoctorReport {
         StringBuilder b = new StringBuilder();
         b.append("jcoll doctor (machine files read under ").append(machine.root()).append(")\n\n");
         b.append("launcher: ").append(machine.launcher().name()).append(" (").append(machine.launcher().evidence()).append(")\n");
+        b.append("cpus: ").append(describe(machine.cpus())).append('\n');
         b.append("\nGPUs: ").append(machine.gpus().size()).append(machine.driverVersion() == null
                 ? " (no NVIDIA kernel driver loaded)" : " (NVIDIA driver " + machine.driverVersion() + ")").append('\n');
         for (GpuDevice g : machine.gpus()) {

@@ -18,10 +18,11 @@ import java.util.Optional;
  * @param interfaces    network interfaces
  * @param master        the interface that reaches {@code MASTER_ADDR}, or null outside a job
  * @param launcher      who started this process
+ * @param cpus          the CPUs this process may run on
  */
 public record Machine(String root, String driverVersion, List<GpuDevice> gpus, List<RdmaAdapter> rdmaAdapters,
                       String peerMemory, List<NetInterface> interfaces, MasterRoute master,
-                      LaunchEnvironment launcher) {
+                      LaunchEnvironment launcher, CpuAffinity cpus) {
 
     /** A GPU with the active RDMA adapter nearest to it in the PCI tree. */
     public record GpuAffinity(GpuDevice gpu, RdmaAdapter adapter, PciDistance distance) {
@@ -42,7 +43,8 @@ public record Machine(String root, String driverVersion, List<GpuDevice> gpus, L
         List<NetInterface> interfaces = NetInterfaces.read(files);
         return new Machine(files.root().toString(), NvidiaGpus.driverVersion(files).orElse(null),
                 NvidiaGpus.read(files), RdmaAdapters.read(files), PeerMemory.loadedModule(files).orElse(null),
-                interfaces, MasterRoute.find(files, settings, interfaces), LaunchEnvironment.detect(settings));
+                interfaces, MasterRoute.find(files, settings, interfaces), LaunchEnvironment.detect(settings),
+                CpuAffinity.read(files));
     }
 
     /** Every RDMA port whose state is ACTIVE. */

@@ -42,6 +42,7 @@ public final class NcclAdvisor {
                     "unset NCCL_IB_DISABLE (it is only meant for machines whose adapters must not be used)."));
         }
         checkSocketInterface(m, settings, warnings);
+        m.cpus().warning(m.launcher()).ifPresent(warnings::add);
         return new NcclAdvice(derived, warnings);
     }
 

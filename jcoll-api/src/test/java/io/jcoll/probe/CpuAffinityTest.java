@@ -1,0 +1,90 @@
+package io.jcoll.probe;
+
+import io.jcoll.spi.Settings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A process's CPU mask read from fixture trees laid out like {@code /}, and the trap it sets. */
+class CpuAffinityTest {
+
+    @TempDir
+    Path root;
+
+    private CpuAffinity machine(String allowedList, String online) throws IOException {
+        Files.createDirectories(root.resolve("proc/self"));
+        Files.createDirectories(root.resolve("sys/devices/system/cpu"));
+        if (allowedList != null) {
+            Files.writeString(root.resolve("proc/self/status"), "Name:\tjava\nCpus_allowed:\tff\nCpus_allowed_list:\t"
+                    + allowedList + "\nMems_allowed_list:\t0\n");
+        }
+        if (online != null) {
+            Files.writeString(root.resolve("sys/devices/system/cpu/online"), online + "\n");
+        }
+        return CpuAffinity.read(SystemFiles.at(root));
+    }
+
+    private static LaunchEnvironment launcher(Map<String, String> env) {
+        return LaunchEnvironment.detect(Settings.of(env));
+    }
+
+    @Test
+    void listsOfRangesAndSinglesAreRead() throws IOException {
+        CpuAffinity a = machine("0-3,8,10-11", "0-31");
+        assertEquals(List.of(0, 1, 2, 3, 8, 10, 11), a.allowed());
+        assertEquals(32, a.online());
+        assertNull(a.problem());
+        assertTrue(a.warning(launcher(Map.of())).isEmpty(), "seven CPUs are enough");
+    }
+
+    @Test
+    void oneCpuOfManyUnderMpirunIsATrapWithMpirunsFix() throws IOException {
+        CpuAffinity a = machine("5", "0-31");
+        Warning w = a.warning(launcher(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "2",
+                "OMPI_COMM_WORLD_LOCAL_RANK", "0", "OMPI_COMM_WORLD_LOCAL_SIZE", "2"))).orElseThrow();
+        assertTrue(w.problem().contains("may run on 1 CPU (CPU 5) of the machine's 32"), w.problem());
+        assertTrue(w.fix().contains("--bind-to none"), w.fix());
+        assertTrue(w.fix().contains("--map-by ppr:N:node:PE=K"), w.fix());
+    }
+
+    @Test
+    void eachLauncherGetsItsOwnFix() throws IOException {
+        CpuAffinity a = machine("0", "0-1");
+        assertTrue(a.warning(launcher(Map.of("SLURM_PROCID", "0", "SLURM_NTASKS", "2", "SLURM_LOCALID", "0", "SLURM_STEP_ID", "0"))).orElseThrow().fix()
+                .contains("--cpus-per-task"));
+        assertTrue(a.warning(launcher(Map.of("PMI_RANK", "0", "PMI_SIZE", "2", "MPI_LOCALRANKID", "0", "MPI_LOCALNRANKS", "2"))).orElseThrow().fix()
+                .contains("-bind-to none"));
+        assertTrue(a.warning(launcher(Map.of())).orElseThrow().fix().contains("taskset"));
+    }
+
+    @Test
+    void aMachineWithOneCpuHasNothingToFix() throws IOException {
+        assertTrue(machine("0", "0").warning(launcher(Map.of())).isEmpty());
+    }
+
+    @Test
+    void unreadableOrMalformedMasksAreReportedNeverGuessed() throws IOException {
+        assertTrue(machine(null, "0-3").problem().contains("no Cpus_allowed_list"));
+        for (String bad : new String[] {"", "0-", "a", "3-1", "1-2-3", "0,,2", "-1"}) {
+            CpuAffinity a = machine(bad, "0-3");
+            assertTrue(a.allowed().isEmpty() && a.problem() != null, "'" + bad + "' gave " + a);
+            assertTrue(a.warning(launcher(Map.of())).isEmpty(), "no warning from a mask that was not read");
+        }
+    }
+
+    @Test
+    void theLiveMachineIsRead() {
+        CpuAffinity a = CpuAffinity.read(SystemFiles.live());
+        assertNull(a.problem(), String.valueOf(a.problem()));
+        assertTrue(!a.allowed().isEmpty() && a.online() >= a.allowed().size(), a.toString());
+    }
+}
