@@ -210,7 +210,7 @@ public final class Launcher {
                 }
                 err.println("jcoll launch: stopping rank(s) " + stopped + ", still running "
                         + plan.grace().toSeconds() + " s after rank " + firstFailed + " failed");
-                stop(processes, Duration.ofSeconds(3));
+                stop(processes, Duration.ofSeconds(1)); // exits within the grace period + 1 s
                 for (int r : stopped) {
                     codes[r] = processes.get(r).exitValue();
                 }
@@ -259,10 +259,15 @@ public final class Launcher {
     }
 
     /** Asks every live rank to stop, then forces those still alive after {@code patience}. */
+    /**
+     * Ends the ranks still running: SIGTERM, and SIGKILL for those still there after {@code patience}. A rank
+     * that is stopped (SIGSTOP, a debugger) cannot act on SIGTERM until it is continued, so it gets SIGKILL at once
+     * instead of holding the launcher for the whole patience.
+     */
     private static void stop(List<Process> processes, Duration patience) {
         processes.stream().filter(Process::isAlive).forEach(p -> {
-            p.descendants().forEach(ProcessHandle::destroy);
-            p.destroy();
+            p.descendants().forEach(d -> end(d, isStopped(d)));
+            end(p.toHandle(), isStopped(p.toHandle()));
         });
         long until = System.nanoTime() + patience.toNanos();
         for (Process p : processes) {
@@ -275,6 +280,29 @@ public final class Launcher {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    private static void end(ProcessHandle p, boolean stopped) {
+        if (stopped) {
+            p.destroyForcibly();
+        } else {
+            p.destroy();
+        }
+    }
+
+    /** Whether the process is stopped (state T or t in {@code /proc/PID/stat}); false where that cannot be read. */
+    static boolean isStopped(ProcessHandle p) {
+        try {
+            String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+            int afterName = stat.lastIndexOf(')');
+            if (afterName < 0 || afterName + 2 >= stat.length()) {
+                return false;
+            }
+            char state = stat.charAt(afterName + 2);
+            return state == 'T' || state == 't';
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 

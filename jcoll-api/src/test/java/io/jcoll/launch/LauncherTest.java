@@ -47,6 +47,18 @@ class LauncherTest {
         assertTrue(e.contains("rank 2 failed first"), e);
     }
 
+    /** A stopped rank ignores SIGTERM: it is killed at once after the grace period, and the launcher exits then. */
+    @Test
+    void aStoppedRankIsKilledRightAfterTheGracePeriod() {
+        long start = System.nanoTime();
+        assertEquals(6, launch(3, Duration.ofSeconds(2), "2", "6", "stop"));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        // rank 2 fails 1 s after starting (plus a JVM's start), the grace is 2 s, and then at most 1 s more
+        assertTrue(seconds < 1 + 2 + 1 + 1.5, "exited within the grace period + 1 s (JVM starts aside), took "
+                + seconds + " s");
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("stopping rank(s) [0, 1]"), err.toString());
+    }
+
     @Test
     void badCommandLinesAreExplained() {
         assertEquals(2, Launcher.run(List.of("MainClass"), new PrintStream(out), new PrintStream(err)));
