@@ -10,9 +10,7 @@ source "$(dirname "$0")/steps.sh"
 ROUNDS=${ROUNDS:-2}
 {
   step "machine"; nvidia-smi -L
-  gcc -O2 -o /tmp/split_bench benchmarks/gpu/split_bench.c -L/usr/local/cuda/lib64 -l:libnccl.so.2 -lcudart \
-    || echo "split_bench did not build"
-  export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  nccl_c_bench split_bench
   for round in $(seq "$ROUNDS"); do
     step "round $round: split"
     [ -x /tmp/split_bench ] && timeout 120 /tmp/split_bench "$N" 20

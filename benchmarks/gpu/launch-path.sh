@@ -9,9 +9,7 @@ source "$(dirname "$0")/steps.sh"
 ROUNDS=${ROUNDS:-2}
 {
   step "machine"; nvidia-smi -L
-  gcc -O2 -o /tmp/launch_bench benchmarks/gpu/launch_bench.c -L/usr/local/cuda/lib64 -l:libnccl.so.2 -lcudart \
-    || echo "launch_bench did not build"
-  export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  nccl_c_bench launch_bench
   for round in $(seq "$ROUNDS"); do
     step "round $round: NCCL in C"
     [ -x /tmp/launch_bench ] && timeout 120 /tmp/launch_bench "$N" 2000

@@ -10,6 +10,14 @@ N=$(nvidia-smi -L | wc -l)
 
 step() { echo; echo "=== $*"; }
 
+# builds benchmarks/gpu/$1.c against the host's NCCL and CUDA runtime into /tmp/$1 (with gcc: the programs
+# declare what they call), and puts libcudart on the library path
+nccl_c_bench() {
+  gcc -O2 -o "/tmp/$1" "benchmarks/gpu/$1.c" -L/usr/local/cuda/lib64 -l:libnccl.so.2 -lcudart \
+    || echo "$1 did not build"
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+}
+
 # rank 0's table rows of `jcoll perf` on stdin, one line per size: bytes, time, bus bandwidth, in-place time
 perf_rows() {
   grep -E '^\[0\] +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw  in place %9s us\n", $2, $7, $9, $11}'
