@@ -8,7 +8,6 @@ import io.jcoll.HostBuffer;
 import io.jcoll.Jcoll;
 import io.jcoll.ReduceOp;
 import io.jcoll.Request;
-import io.jcoll.gpu.DeviceBuffer;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -132,11 +131,14 @@ public final class GroupBench {
         boolean device = comm.transport().name().equals("nccl");
         for (long bytes = minBytes; bytes <= maxBytes; bytes *= 4) {
             long count = bytes / 4;
+            List<Layout.Arenas> pairsOfBuffers = new ArrayList<>(); // one send and one receive buffer per pair
             List<Buffer> sends = new ArrayList<>();
             List<Buffer> recvs = new ArrayList<>();
             for (int k = 0; k < pairs; k++) {
-                sends.add(buffer(comm, count, device));
-                recvs.add(buffer(comm, count, device));
+                Layout.Arenas a = Perf.arenas(comm, bytes, DataType.FLOAT32, device);
+                pairsOfBuffers.add(a);
+                sends.add(a.a());
+                recvs.add(a.b());
             }
             for (int i = 0; i < 5; i++) {
                 group(comm, sends, recvs, count, next, previous).await();
@@ -154,12 +156,7 @@ public final class GroupBench {
                 System.out.printf(Locale.ROOT, "%-22s %12d %10.2f us %8.2f GB/s busbw%n", "jcoll-sendrecv-x" + pairs,
                         bytes, seconds[0] * 1e6, bytes * pairs / seconds[0] / 1e9);
             }
-            for (Buffer b : sends) {
-                close(b);
-            }
-            for (Buffer b : recvs) {
-                close(b);
-            }
+            pairsOfBuffers.forEach(Layout.Arenas::close);
         }
     }
 
@@ -170,23 +167,5 @@ public final class GroupBench {
             g.send(sends.get(k), count, next).recv(recvs.get(k), count, previous);
         }
         return g.end();
-    }
-
-    private static Buffer buffer(Communicator comm, long count, boolean device) {
-        if (!device) {
-            return HostBuffer.of(new float[(int) count]);
-        }
-        int gpu = comm.unwrap(io.jcoll.nccl.NcclAccess.class).orElseThrow().device();
-        return DeviceBuffer.allocate(gpu, DataType.FLOAT32, count);
-    }
-
-    private static void close(Buffer b) {
-        if (b instanceof AutoCloseable c) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // best effort
-            }
-        }
     }
 }

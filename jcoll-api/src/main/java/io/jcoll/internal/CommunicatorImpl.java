@@ -325,16 +325,6 @@ public final class CommunicatorImpl implements Communicator {
         });
     }
 
-    /** Runs an issued group on this thread (a group closed by try-with-resources). */
-    void runGroup(Issued issued) {
-        run(issued);
-    }
-
-    /** Starts an issued group and returns its request ({@link Group#end()}). */
-    Request submitGroup(Issued issued) {
-        return submit(issued);
-    }
-
     // ---- abort
 
     @Override
@@ -407,7 +397,8 @@ public final class CommunicatorImpl implements Communicator {
         }
     }
 
-    private void run(Issued issued) {
+    /** Runs an issued call on this thread, in issue order (a group closed by try-with-resources, too). */
+    void run(Issued issued) {
         runExclusive(issued, () -> {
             execute(issued.call());
             return null;
@@ -427,7 +418,8 @@ public final class CommunicatorImpl implements Communicator {
         }
     }
 
-    private Request submit(Issued issued) {
+    /** Starts an issued call and returns its request ({@link Group#end()}, too). */
+    Request submit(Issued issued) {
         if (transport.enqueues()) {
             return enqueue(issued);
         }
@@ -515,10 +507,8 @@ public final class CommunicatorImpl implements Communicator {
      * is the abort, whatever the transport saw as it was cut.
      */
     private JcollException fail(Call call, JcollException e) {
-        boolean first;
         synchronized (this) {
-            first = failure == null;
-            if (first) {
+            if (failure == null) {
                 failure = e;
             }
         }

@@ -239,6 +239,7 @@ final class MpiTransport implements Transport {
             case ALL_TO_ALL_V -> {
                 io.jcoll.spi.Vectors v = call.vectors();
                 if (evenEverywhere) { // MPI's all-to-all: 1.5-2x faster than its alltoallv at 8-64 B on 2 ranks
+                    // (benchmarks/results/dev-2026-11-24-alltoallv/mpi-2ranks-one-check.log)
                     int block = intCount(call, v.evenBlock() * call.type().size());
                     start(MpiNative.MPI_Ialltoall(sendStage.input(send, sendBytes), block, mpi.abi.bytes(),
                             recvStage.output(recv, recvBytes), block, mpi.abi.bytes(), comm, req), call);
@@ -268,8 +269,8 @@ final class MpiTransport implements Transport {
 
     /** After the call completed: the output, if it went through a stage, is copied into place. */
     private void finish(Call call, Slot at) {
-        if (call.recv() != null && !(call.operation() == Operation.SCATTER && call.inPlace() && call.root() == rank)) {
-            at.recv.commit((HostBuffer) call.recv());
+        if (call.recv() != null) {
+            at.recv.commit((HostBuffer) call.recv()); // nothing to do where no output was staged (in-place scatter)
         }
     }
 

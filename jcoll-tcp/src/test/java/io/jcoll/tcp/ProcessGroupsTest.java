@@ -313,7 +313,7 @@ class ProcessGroupsTest {
     }
 
     @Test
-    void callsOutsideAnOpenGroupAreRefusedAndAGroupEndedOnOneRankTimesOutNamingTheOther() {
+    void callsOutsideAnOpenGroupAreRefusedAndAGroupEndedOnOneRankFailsNamingTheOther() {
         int port = TcpGroup.freePort();
         List<Ranks.Outcome<Object>> outcomes = Ranks.outcomes(2, Duration.ofSeconds(30), rank -> {
             try (Communicator comm = TcpGroup.builder(rank, 2, port, Map.of()).timeout(Duration.ofSeconds(2)).build()) {
@@ -334,9 +334,12 @@ class ProcessGroupsTest {
         assertEquals(1, e.peer(), e.getMessage());
     }
 
-    /** A group that waits on itself (a receive no rank sends) fails at the timeout naming the rank it waited on. */
+    /**
+     * A group that waits on itself (a receive no rank sends) fails naming the rank it waited on: as soon as that
+     * rank leaves, at the timeout at the latest.
+     */
     @Test
-    void aGroupThatCannotCompleteFailsAtTheTimeoutNamingThePeer() {
+    void aGroupThatCannotCompleteFailsNamingThePeer() {
         int port = TcpGroup.freePort();
         long start = System.nanoTime();
         List<Ranks.Outcome<Object>> outcomes = Ranks.outcomes(2, Duration.ofSeconds(30), rank -> {
@@ -354,7 +357,7 @@ class ProcessGroupsTest {
         JcollException e = assertInstanceOf(JcollException.class, outcomes.get(1).error());
         assertEquals(0, e.peer(), e.getMessage());
         assertTrue(e.getMessage().contains("rank 0"), e.getMessage());
-        assertTrue(seconds < 2 + 3, "gave up at the timeout, took " + seconds + " s");
+        assertTrue(seconds < 2 + 3, "gave up by the timeout, took " + seconds + " s");
     }
 
     // ---- abort

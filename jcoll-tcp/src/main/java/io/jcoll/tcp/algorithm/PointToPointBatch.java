@@ -80,6 +80,6 @@ public final class PointToPointBatch {
             throw new IllegalArgumentException("a grouped message of " + bytes + " bytes is more than the TCP "
                     + "transport stages at once; send it in parts of under 2 GB");
         }
-        return bytes == 0 ? 0 : (int) bytes;
+        return (int) bytes;
     }
 }
