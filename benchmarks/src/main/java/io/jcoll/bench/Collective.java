@@ -1,6 +1,7 @@
 package io.jcoll.bench;
 
 import io.jcoll.Communicator;
+import io.jcoll.Group;
 import io.jcoll.DataType;
 import io.jcoll.ReduceOp;
 import io.jcoll.Request;
@@ -80,11 +81,14 @@ public enum Collective {
     SENDRECV("sendrecv", false) {
         @Override double busFactor(int n) { return 1; }
         @Override long perRankCount(long total, int n) { return total; }
-        @Override void run(Communicator c, Layout l, ReduceOp op, int root) { start(c, l, op, root).await(); }
-        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) {
+        @Override void run(Communicator c, Layout l, ReduceOp op, int root) {
+            pair(c, l).close(); // closing an open group runs it on this thread, as every blocking call runs
+        }
+        @Override Request start(Communicator c, Layout l, ReduceOp op, int root) { return pair(c, l).end(); }
+
+        private Group pair(Communicator c, Layout l) {
             int n = c.size();
-            return c.group().send(l.send(), l.count(), (c.rank() + 1) % n).recv(l.recv(), l.count(), (c.rank() + n - 1) % n)
-                    .end();
+            return c.group().send(l.send(), l.count(), (c.rank() + 1) % n).recv(l.recv(), l.count(), (c.rank() + n - 1) % n);
         }
     };
 
