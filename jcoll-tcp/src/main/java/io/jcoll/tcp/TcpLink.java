@@ -443,9 +443,13 @@ final class TcpLink implements PointToPoint {
      * run the same calls (a broadcast with two roots ends without an error on every rank): that is returned,
      * so that closing reports what would otherwise stay silent.
      *
+     * @param finalHistory the transport's digest of every collective it completed: not this link's last call's,
+     *                     since a link of a channel that the last calls did not use (an uneven all-to-all cuts
+     *                     channels by each rank's own blocks) holds an older one
      * @return the first disagreement found, or null
      */
-    JcollException close() {
+    JcollException close(long finalHistory) {
+        history = finalHistory;
         ByteBuffer frame = ByteBuffer.allocate(Frame.HEADER_BYTES);
         long until = System.nanoTime() + 1_000_000_000L;
         for (Connection c : connections) {

@@ -406,7 +406,7 @@ final class TcpTransport implements Transport {
         JcollException disagreement = null;
         try {
             for (Channel ch : channels) {
-                JcollException found = ch.link().close();
+                JcollException found = ch.link().close(history);
                 disagreement = disagreement == null ? found : disagreement;
             }
         } finally {

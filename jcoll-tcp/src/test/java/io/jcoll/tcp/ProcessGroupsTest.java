@@ -74,6 +74,31 @@ class ProcessGroupsTest {
         });
     }
 
+    /**
+     * Ranks whose last uneven all-to-all used different numbers of channels (rank 0 and rank 1 exchange a block
+     * split over three; rank 2's blocks are all small, so it uses one), after a call that used every channel on
+     * every rank: closing must still find them in agreement (the goodbye carries the transport's digest, not the
+     * one a channel's link saw last).
+     */
+    @Test
+    void ranksThatUsedDifferentChannelsLastCloseInAgreement() {
+        int n = 3;
+        int port = TcpGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = TcpGroup.join(rank, n, port, Map.of("JCOLL_TCP_CHANNELS", "3",
+                    "JCOLL_TCP_CHANNEL_MIN", "64"))) {
+                comm.allReduce(HostBuffer.of(new float[4000]), ReduceOp.SUM); // every rank on every channel
+                long[] counts = {1, 1, 1};
+                if (rank < 2) {
+                    counts[1 - rank] = 1000; // 4000 bytes between ranks 0 and 1: three shares
+                }
+                comm.allToAllV(HostBuffer.of(new float[2000]), counts, null, HostBuffer.of(new float[2000]), counts,
+                        null);
+                return null;
+            }
+        });
+    }
+
     // ---- sub-communicators
 
     /**
