@@ -28,13 +28,18 @@ public final class Handshake {
     public static final short VERSION = 1;
     public static final byte PURPOSE_STORE = 1;
     public static final byte PURPOSE_DATA = 2;
+    /**
+     * A store connection that only waits for departures ({@link Departures}): the store does not count its end
+     * as its rank leaving, so the watcher can be closed while it waits.
+     */
+    public static final byte PURPOSE_WATCH = 3;
     private static final byte ACCEPTED = 0x2A;
     private static final int NONCE = 16;
     private static final int MAC = 32;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    /** What the client said about itself. */
-    public record Hello(int rank, int size) {
+    /** What the client said about itself, and what it opened the connection for. */
+    public record Hello(int rank, int size, byte purpose) {
     }
 
     private Handshake() {
@@ -74,11 +79,17 @@ public final class Handshake {
     /** Server side. Returns who connected, or throws if the client cannot prove the token. */
     public static Hello accept(DataInputStream in, DataOutputStream out, byte[] token, byte expectedPurpose,
                                int rank) throws IOException {
+        return accept(in, out, token, rank, expectedPurpose, expectedPurpose);
+    }
+
+    /** Server side, for a server that takes connections of either of two purposes. */
+    public static Hello accept(DataInputStream in, DataOutputStream out, byte[] token, int rank, byte purposeA,
+                               byte purposeB) throws IOException {
         readPreamble(in, "client");
         byte purpose = in.readByte();
-        if (purpose != expectedPurpose) {
-            throw new IOException("client opened a connection of kind " + purpose + " where " + expectedPurpose
-                    + " was expected");
+        if (purpose != purposeA && purpose != purposeB) {
+            throw new IOException("client opened a connection of kind " + purpose + " where " + purposeA
+                    + (purposeB == purposeA ? "" : " or " + purposeB) + " was expected");
         }
         int clientRank = in.readInt();
         int clientSize = in.readInt();
@@ -100,7 +111,7 @@ public final class Handshake {
         }
         out.writeByte(ACCEPTED);
         out.flush();
-        return new Hello(clientRank, clientSize);
+        return new Hello(clientRank, clientSize, purpose);
     }
 
     private static void readPreamble(DataInputStream in, String who) throws IOException {

@@ -23,9 +23,12 @@ public final class StoreClient implements Store {
     private final DataInputStream in;
     private final DataOutputStream out;
     private final String server;
+    private final byte purpose;
+    private volatile boolean requesting; // a request holds the connection: close() cannot say LEAVE on it
 
-    private StoreClient(Socket socket) throws IOException {
+    private StoreClient(Socket socket, byte purpose) throws IOException {
         this.socket = socket;
+        this.purpose = purpose;
         this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
         this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
         this.server = String.valueOf(socket.getRemoteSocketAddress());
@@ -38,6 +41,20 @@ public final class StoreClient implements Store {
      */
     public static StoreClient connect(InetSocketAddress address, byte[] token, int rank, int size, Duration timeout)
             throws IOException {
+        return connect(address, token, rank, size, timeout, Handshake.PURPOSE_STORE);
+    }
+
+    /**
+     * A second connection for a {@link Departures} watcher, which may be closed while it waits: the store does
+     * not take its end for this rank's.
+     */
+    public static StoreClient connectWatcher(InetSocketAddress address, byte[] token, int rank, int size,
+                                             Duration timeout) throws IOException {
+        return connect(address, token, rank, size, timeout, Handshake.PURPOSE_WATCH);
+    }
+
+    private static StoreClient connect(InetSocketAddress address, byte[] token, int rank, int size, Duration timeout,
+                                       byte purpose) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         IOException last = null;
         while (System.nanoTime() < deadline) {
@@ -47,8 +64,8 @@ public final class StoreClient implements Store {
                 s.connect(address, (int) Math.min(leftMillis, 5_000));
                 s.setTcpNoDelay(true);
                 s.setSoTimeout((int) Math.min(Math.max(leftMillis, 1000), 30_000));
-                StoreClient c = new StoreClient(s);
-                Handshake.connect(c.in, c.out, token, Handshake.PURPOSE_STORE, rank, size);
+                StoreClient c = new StoreClient(s, purpose);
+                Handshake.connect(c.in, c.out, token, purpose, rank, size);
                 s.setSoTimeout(0);
                 return c;
             } catch (Handshake.AuthenticationException e) {
@@ -111,6 +128,7 @@ public final class StoreClient implements Store {
     }
 
     private Reply request(byte op, String key, Body body, long serverWaitMillis) {
+        requesting = true;
         try {
             byte[] k = StoreProtocol.keyBytes(key);
             // the server may legitimately hold a GET for serverWaitMillis; allow that plus slack
@@ -132,11 +150,33 @@ public final class StoreClient implements Store {
         } catch (IOException e) {
             throw new StoreUnreachableException("rendezvous store at " + server + " failed on key '" + key + "': "
                     + e.getMessage(), e);
+        } finally {
+            requesting = false;
         }
     }
 
+    /**
+     * Says LEAVE first (best effort, a second at most), so that the store does not take this rank's orderly
+     * end for its death; then closes.
+     */
     @Override
     public void close() {
+        if (purpose == Handshake.PURPOSE_STORE && !requesting && !socket.isClosed()) {
+            synchronized (this) {
+                try {
+                    socket.setSoTimeout(1_000);
+                    out.writeByte(StoreProtocol.LEAVE);
+                    byte[] k = StoreProtocol.keyBytes("leave");
+                    out.writeShort(k.length);
+                    out.write(k);
+                    out.flush();
+                    in.readByte();
+                    StoreProtocol.readSized(in, StoreProtocol.MAX_VALUE, "store reply");
+                } catch (IOException ignored) {
+                    // the store is gone already: nobody is left to mistake this for a death
+                }
+            }
+        }
         try {
             socket.close();
         } catch (IOException ignored) {

@@ -12,9 +12,12 @@ import java.util.Optional;
  * The store's request and reply layout, after the {@link Handshake}:
  *
  * <pre>
- *  request  op u8 | keyLength u16 | key (UTF-8) | SET: valueLength u32, value | GET: timeoutMillis i64 | ADD: delta i64 | DELETE: nothing
+ *  request  op u8 | keyLength u16 | key (UTF-8) | SET: valueLength u32, value | GET: timeoutMillis i64 | ADD: delta i64 | DELETE, LEAVE: nothing
  *  reply    status u8 | length u32 | payload (value, ADD's i64 sum, or an error text)
  * </pre>
+ *
+ * LEAVE is a rank saying it closes this connection on purpose; a connection that ends without it is a
+ * departure ({@link Departures}).
  *
  * Lengths are checked against {@link #MAX_KEY} and {@link #MAX_VALUE} before
  * anything is allocated.
@@ -25,6 +28,7 @@ final class StoreProtocol {
     static final byte GET = 2;
     static final byte ADD = 3;
     static final byte DELETE = 4;
+    static final byte LEAVE = 5;
 
     static final byte OK = 0;
     static final byte MISSING = 1;
@@ -62,7 +66,7 @@ final class StoreProtocol {
      * before a byte of it is stored or a buffer of a claimed size allocated.
      */
     static void answer(byte op, DataInputStream in, DataOutputStream out, Store data) throws IOException {
-        if (op < SET || op > DELETE) {
+        if (op < SET || op > LEAVE) {
             throw new IOException("unknown store operation " + op);
         }
         String key = readKey(in);
@@ -84,10 +88,11 @@ final class StoreProtocol {
                     reply(out, ERROR, e.getMessage().getBytes(StandardCharsets.UTF_8)); // found by the fuzzer
                 }
             }
-            default -> {
+            case DELETE -> {
                 data.delete(key);
                 reply(out, OK, new byte[0]);
             }
+            default -> reply(out, OK, new byte[0]); // LEAVE: the connection's owner notes it (StoreServer)
         }
     }
 

@@ -109,14 +109,15 @@ public final class StoreServer implements AutoCloseable {
     private void serve(Socket s) {
         SocketAddress remote = s.getRemoteSocketAddress();
         String who = String.valueOf(remote);
-        boolean authenticated = false;
+        Handshake.Hello hello = null;
+        boolean left = false;
+        String ended = "its connection to the rendezvous store closed";
         try (s) {
             s.setTcpNoDelay(true);
             s.setSoTimeout((int) HANDSHAKE_LIMIT.toMillis());
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-            Handshake.Hello hello = Handshake.accept(in, out, token, Handshake.PURPOSE_STORE, 0);
-            authenticated = true;
+            hello = Handshake.accept(in, out, token, 0, Handshake.PURPOSE_STORE, Handshake.PURPOSE_WATCH);
             who = "rank " + hello.rank() + " at " + who;
             while (!closed) {
                 s.setSoTimeout(0); // an authenticated rank may stay quiet for the whole job
@@ -127,6 +128,7 @@ public final class StoreServer implements AutoCloseable {
                 s.setSoTimeout((int) HANDSHAKE_LIMIT.toMillis()); // the rest of a request comes at once
                 StoreProtocol.answer((byte) op, in, out, data);
                 out.flush();
+                left |= op == StoreProtocol.LEAVE;
             }
         } catch (IOException e) {
             if (closed) {
@@ -136,7 +138,8 @@ public final class StoreServer implements AutoCloseable {
                     : e instanceof SocketTimeoutException ? "silent for " + HANDSHAKE_LIMIT.toSeconds()
                             + " s in the middle of a handshake or request"
                     : e.getMessage();
-            if (authenticated) {
+            ended = "its connection to the rendezvous store failed (" + reason + ")";
+            if (hello != null) {
                 LOG.log(System.Logger.Level.WARNING, "store: dropped " + who + ": " + reason);
             } else {
                 refusals.refused(remote, reason);
@@ -144,6 +147,19 @@ public final class StoreServer implements AutoCloseable {
         } finally {
             open.remove(s);
             connectionSlots.release();
+            if (hello != null && hello.purpose() == Handshake.PURPOSE_STORE && !left && !closed) {
+                recordDeath(hello.rank(), ended);
+            }
+        }
+    }
+
+    /** A rank's store connection ended without its saying goodbye: its process is gone ({@link Departures}). */
+    private void recordDeath(int rank, String how) {
+        try {
+            Departures.record(data, rank, Departures.Kind.DIED, how + " before it closed its communicator: its "
+                    + "process was killed, crashed or exited without close(), or its network was cut");
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "store: could not record rank " + rank + "'s departure: " + e);
         }
     }
 

@@ -62,12 +62,14 @@ public final class Bootstrap {
         try {
             Store store;
             InetAddress advertise;
+            HostedStore hostedHere = null;
             if (cfg.size() == 1) {
                 store = new MemoryStore();
                 rendezvous = store;
                 advertise = InetAddress.getLoopbackAddress();
             } else if (rank == 0) {
                 HostedStore hosted = hostedEarly != null ? hostedEarly : host(cfg);
+                hostedHere = hosted;
                 rendezvous = hosted;
                 store = hosted.server.local();
                 advertise = InetAddress.getByName(cfg.masterAddr());
@@ -100,8 +102,24 @@ public final class Bootstrap {
             }
             io.jcoll.TransportInfo info = withCpuWarning(choice.info(), settings, rank);
             LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + info);
-            return new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), HostIdentity.of(settings), info,
-                    cfg.timeout(), transport, rendezvous, scoped);
+            DepartureWatch watch = null;
+            if (cfg.size() > 1 && !transport.detectsDeadPeers()) {
+                StoreClient own = rank == 0 ? null : StoreClient.connectWatcher(new InetSocketAddress(cfg.masterAddr(),
+                        cfg.masterPort()), cfg.token(), rank, cfg.size(), cfg.timeout());
+                watch = new DepartureWatch(rank == 0 ? hostedHere.server.local() : own, own, rank);
+                AutoCloseable store0 = rendezvous;
+                DepartureWatch watching = watch;
+                rendezvous = () -> {
+                    watching.close(); // first: the store's end must not look like a death to it
+                    store0.close();
+                };
+            }
+            CommunicatorImpl comm = new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), HostIdentity.of(settings),
+                    info, cfg.timeout(), transport, rendezvous, scoped);
+            if (watch != null) {
+                watch.start(comm::peerDeparted);
+            }
+            return comm;
         } catch (JcollException e) {
             closeQuietly(rendezvous);
             throw e;
@@ -180,6 +198,13 @@ public final class Bootstrap {
                 if (--users > 0) {
                     return;
                 }
+            }
+            try {
+                // the other ranks' departure watchers then take the store's end for what it is, not rank 0's death
+                io.jcoll.bootstrap.Departures.record(server.local(), 0, io.jcoll.bootstrap.Departures.Kind.LEFT,
+                        "closed its communicators");
+            } catch (RuntimeException ignored) {
+                // the store is closing already
             }
             Thread linger = new Thread(() -> {
                 try {

@@ -60,6 +60,7 @@ public final class CommunicatorImpl implements Communicator {
     private final io.jcoll.bootstrap.Store store;           // scoped to this communicator; null where there is none
     private final HistoryCheck history;                     // null where the transport compares calls itself
     private final CommunicatorImpl parent;                  // null for a communicator formed by bootstrap
+    private final int[] members;                            // this communicator's ranks in the parent's; null without one
     private final Set<CommunicatorImpl> children = ConcurrentHashMap.newKeySet();
 
     private final Object issueLock = new Object();
@@ -70,7 +71,9 @@ public final class CommunicatorImpl implements Communicator {
     private long nextSequence;
     private GroupImpl openGroup;              // guarded by issueLock
     private volatile JcollException failure;
-    private volatile boolean abortedByUser;   // failure came from abort(): every later failure is reported as it
+    private volatile boolean imposed;         // failure came from outside the calls (abort(), a peer's death):
+                                              // every later failure is reported as it
+    private volatile boolean abortedByUser;   // ... and from abort()
     private volatile boolean closed;
     private volatile boolean transportDone;   // closed or aborted for good
 
@@ -80,12 +83,12 @@ public final class CommunicatorImpl implements Communicator {
      */
     public CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                             Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store) {
-        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null);
+        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null);
     }
 
     private CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                              Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store,
-                             CommunicatorImpl parent) {
+                             CommunicatorImpl parent, int[] members) {
         this.store = store;
         this.history = store != null && size > 1 && !transport.checksSignatures()
                 ? new HistoryCheck(store, rank, size) : null;
@@ -98,6 +101,7 @@ public final class CommunicatorImpl implements Communicator {
         this.transport = transport;
         this.rendezvous = rendezvous;
         this.parent = parent;
+        this.members = members;
         this.validator = new CallValidator(rank, size, transport);
     }
 
@@ -267,7 +271,7 @@ public final class CommunicatorImpl implements Communicator {
             }
             CommunicatorImpl c = new CommunicatorImpl(request.rank(), request.size(), request.localRank(), hostId,
                     childInfo(request), timeout, child, () -> { }, store == null ? null : store.scoped(request.scope()),
-                    this);
+                    this, request.members());
             children.add(c);
             return Optional.<Communicator>of(c);
         }));
@@ -332,13 +336,40 @@ public final class CommunicatorImpl implements Communicator {
         for (CommunicatorImpl child : children) {
             child.abort();
         }
-        JcollException why = new CommunicatorClosedException("abort", rank, rank, "comm.abort() was called on rank "
-                + rank + (parent == null ? "" : " (of a sub-communicator, or on its parent)"));
+        impose(new CommunicatorClosedException("abort", rank, rank, "comm.abort() was called on rank "
+                + rank + (parent == null ? "" : " (of a sub-communicator, or on its parent)")), true);
+    }
+
+    /**
+     * Rank {@code peer}'s process is gone ({@link DepartureWatch}, for transports that do not notice a dead peer
+     * themselves): every pending and later call fails at once naming it, here and in every communicator split
+     * from this one, instead of waiting for JCOLL_TIMEOUT. A process that died leaves the job broken, so a
+     * sub-communicator without that rank fails too, as the transport's own abort would take it down.
+     *
+     * @param peer    the rank in this communicator, or {@link JcollException#NONE} for a rank outside it
+     * @param account what happened, naming the rank as the job numbers it
+     */
+    void peerDeparted(int peer, String account) {
+        for (CommunicatorImpl child : children) {
+            int mine = JcollException.NONE;
+            for (int i = 0; i < child.members.length; i++) {
+                mine = child.members[i] == peer ? i : mine;
+            }
+            child.peerDeparted(mine, peer == JcollException.NONE ? account : account + (mine == JcollException.NONE
+                    ? " (rank " + peer + " of the parent communicator, not a member of this one)"
+                    : " (rank " + mine + " of this sub-communicator)"));
+        }
+        impose(new io.jcoll.exceptions.PeerFailureException("departure", rank, peer, account), false);
+    }
+
+    /** Fails every pending and later call with {@code why}; tears the transport down, or interrupts a running call. */
+    private void impose(JcollException why, boolean byUser) {
         synchronized (this) {
             if (failure != null || closed) {
                 return;
             }
-            abortedByUser = true;
+            imposed = true;
+            abortedByUser = byUser;
             failure = why;
         }
         if (runLock.tryLock()) {
@@ -516,9 +547,12 @@ public final class CommunicatorImpl implements Communicator {
             transportDone = true;
             transport.abort(failure);
         }
-        if (abortedByUser) {
-            return new CommunicatorClosedException(call.operation().label(), rank, failure.peer(),
-                    call.describe() + " was stopped: " + failure.getMessage(), e);
+        if (imposed) {
+            String account = call.describe() + " was stopped: " + failure.detail();
+            return failure instanceof io.jcoll.exceptions.PeerFailureException
+                    ? new io.jcoll.exceptions.PeerFailureException(call.operation().label(), rank, failure.peer(),
+                            account, e)
+                    : new CommunicatorClosedException(call.operation().label(), rank, failure.peer(), account, e);
         }
         return e;
     }

@@ -164,6 +164,7 @@ final class SignatureAudit implements Transport {
     @Override public NetworkReport network() { return inner.network(); }
     @Override public boolean enqueues() { return inner.enqueues(); }
     @Override public boolean checksSignatures() { return true; }
+    @Override public boolean detectsDeadPeers() { return inner.detectsDeadPeers(); }
     @Override public void abort(Throwable cause) { inner.abort(cause); }
     @Override public void interrupt(Throwable cause) { inner.interrupt(cause); }
 

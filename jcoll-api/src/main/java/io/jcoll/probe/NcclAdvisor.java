@@ -97,6 +97,14 @@ public final class NcclAdvisor {
         if (route.iface() == null) {
             return setting(settings, "NCCL_SOCKET_IFNAME", null, route.how());
         }
+        boolean loopback = m.networkInterface(route.iface()).map(NetInterface::loopback).orElse(false);
+        if (loopback) {
+            // one host: nothing needs to reach another node, so NCCL chooses as it does under nccl-tests (it passes
+            // over lo); forcing lo was reported slower, and measured no faster (benchmarks/RESULTS.md, "socket path")
+            return setting(settings, "NCCL_SOCKET_IFNAME", null, "MASTER_ADDR=" + route.master() + " is a loopback "
+                    + "address, so every rank runs on this host: NCCL's own choice of interface is left, as nccl-tests "
+                    + "leaves it");
+        }
         return setting(settings, "NCCL_SOCKET_IFNAME", "=" + route.iface(), "it reaches MASTER_ADDR=" + route.master()
                 + " (" + route.how() + "), so every node can reach this one through it");
     }

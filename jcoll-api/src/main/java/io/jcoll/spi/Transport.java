@@ -43,6 +43,16 @@ public interface Transport extends AutoCloseable {
     }
 
     /**
+     * Whether this transport fails a call soon by itself when a peer's process dies (a TCP connection closes
+     * at once). Otherwise jcoll watches the rendezvous store, where a dead process's connection closes too,
+     * and interrupts the call ({@link #interrupt}), so that the rank is named in milliseconds rather than at
+     * JCOLL_TIMEOUT.
+     */
+    default boolean detectsDeadPeers() {
+        return false;
+    }
+
+    /**
      * Whether {@link #enqueue} starts work without finishing it (a GPU stream),
      * so that asynchronous calls need no thread of their own.
      */

@@ -205,6 +205,12 @@ final class TcpTransport implements Transport {
         return decode.apply(new String(agreed, StandardCharsets.UTF_8));
     }
 
+    /** Yes: a dead process's connections close at once, and the channel reading them names the rank. */
+    @Override
+    public boolean detectsDeadPeers() {
+        return true;
+    }
+
     /** Yes: every frame header carries the sender's signature, checked by the receiver. */
     @Override
     public boolean checksSignatures() {
