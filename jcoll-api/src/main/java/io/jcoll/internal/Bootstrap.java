@@ -91,6 +91,9 @@ public final class Bootstrap {
                     .with("JCOLL_LOCAL_RANK", Integer.toString(cfg.localRank()))
                     .with("JCOLL_LOCAL_WORLD_SIZE", Integer.toString(cfg.localSize()));
             Map<String, Availability> local = TransportSelection.probe(providers, placed);
+            long hostId = HostIdentity.of(settings);
+            CpuPlacement cpus = new CpuPlacement(settings);
+            cpus.publish(scoped, hostId, cfg.localRank(), rank); // before the exchange: read after it
             List<TransportSelection.Verdict> verdicts =
                     TransportSelection.exchange(scoped, rank, cfg.size(), local, cfg.timeout());
             TransportSelection.Choice choice =
@@ -100,7 +103,10 @@ public final class Bootstrap {
             if (SignatureAudit.requested(settings) && !transport.checksSignatures()) {
                 transport = new SignatureAudit(transport, scoped, rank, cfg.size());
             }
-            io.jcoll.TransportInfo info = withCpuWarning(choice.info(), settings, rank);
+            // the GPU the NCCL transport takes for this rank (GpuRuntime.deviceFor's rule)
+            int gpu = choice.info().name().equals("nccl") ? settings.getInt("JCOLL_DEVICE", cfg.localRank()) : -1;
+            io.jcoll.TransportInfo info = withWarnings(choice.info(),
+                    cpus.warnings(scoped, hostId, rank, cfg.localSize(), gpu), rank);
             LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + info);
             DepartureWatch watch = null;
             if (cfg.size() > 1 && !transport.detectsDeadPeers()) {
@@ -114,7 +120,7 @@ public final class Bootstrap {
                     store0.close();
                 };
             }
-            CommunicatorImpl comm = new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), HostIdentity.of(settings),
+            CommunicatorImpl comm = new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), hostId,
                     info, cfg.timeout(), transport, rendezvous, scoped);
             if (watch != null) {
                 watch.start(comm::peerDeparted);
@@ -136,26 +142,25 @@ public final class Bootstrap {
 
 
     /**
-     * The transport's account with the one-CPU trap added when this process is bound to fewer CPUs than a JVM
-     * running collectives needs ({@link io.jcoll.probe.CpuAffinity}), and the trap logged once, loudly, with the fix
-     * for the launcher that started it: {@code comm.transport()} and {@code jcoll perf}'s header show it.
+     * The transport's account with the placement traps added ({@link CpuPlacement}: one CPU, CPUs far from the GPU,
+     * CPUs shared with other ranks), each logged once a process, loudly, with the fix for the launcher that started
+     * it: {@code comm.transport()} and {@code jcoll perf}'s header show them.
      */
-    private static io.jcoll.TransportInfo withCpuWarning(io.jcoll.TransportInfo info, Settings settings, int rank) {
-        io.jcoll.probe.SystemFiles files = io.jcoll.probe.SystemFiles.from(settings);
-        java.util.Optional<io.jcoll.probe.Warning> trap = io.jcoll.probe.CpuAffinity.read(files)
-                .warning(io.jcoll.probe.LaunchEnvironment.detect(settings));
-        if (trap.isEmpty()) {
-            return info;
+    private static io.jcoll.TransportInfo withWarnings(io.jcoll.TransportInfo info, List<io.jcoll.probe.Warning> traps,
+                                                       int rank) {
+        StringBuilder reason = new StringBuilder(info.reason());
+        for (io.jcoll.probe.Warning trap : traps) {
+            if (WARNED.add(trap.problem())) {
+                LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": " + trap);
+            }
+            reason.append("; WARNING: ").append(trap);
         }
-        if (!warnedCpus) {
-            warnedCpus = true;
-            LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": " + trap.get());
-        }
-        return new io.jcoll.TransportInfo(info.name(), info.requested(), info.reason() + "; WARNING: "
-                + trap.get(), info.rejected());
+        return traps.isEmpty() ? info : new io.jcoll.TransportInfo(info.name(), info.requested(), reason.toString(),
+                info.rejected());
     }
 
-    private static volatile boolean warnedCpus;
+    private static final java.util.Set<String> WARNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
 
     static HostedStore host(JobConfig cfg) throws IOException {
         synchronized (HOSTED) {

@@ -50,7 +50,7 @@ public record CpuAffinity(List<Integer> allowed, int online, String problem) {
      * A kernel CPU list ({@code 0-3,8,10-11}) as CPU numbers, ascending; empty for anything malformed (a list
      * that cannot be read is reported, never guessed at).
      */
-    static List<Integer> parseList(String text) {
+    public static List<Integer> parseList(String text) {
         TreeSet<Integer> cpus = new TreeSet<>();
         if (text.isBlank()) {
             return List.of();
@@ -86,6 +86,87 @@ public record CpuAffinity(List<Integer> allowed, int online, String problem) {
                 + ": a JVM running collectives starves there (its garbage collector and compiler threads, jcoll's "
                 + "threads, NCCL's proxy and socket threads share the core); measured on 2x H200, NCCL's socket path "
                 + "reached 0.42 GB/s or nothing in 100 s where 3.55-3.63 GB/s is possible.", fixFor(launcher)));
+    }
+
+    /**
+     * The CPUs of NUMA node {@code node} ({@code /sys/devices/system/node/node<N>/cpulist}); empty when the node or
+     * its list cannot be read.
+     */
+    public static List<Integer> cpusOfNode(SystemFiles files, int node) {
+        return node < 0 ? List.of() : parseList(files.read("/sys/devices/system/node/node" + node + "/cpulist").orElse(""));
+    }
+
+    /**
+     * The far-binding trap: this process may run only on CPUs of other NUMA nodes than its GPU's, so every copy
+     * between host and device, and NCCL's proxy thread feeding the GPU, crosses the link between CPU sockets.
+     *
+     * @param gpu      the GPU this rank drives, with its NUMA node
+     * @param nodeCpus the CPUs of that node ({@link #cpusOfNode}); nothing is said when it is empty (unknown)
+     */
+    public Optional<Warning> numaWarning(GpuDevice gpu, List<Integer> nodeCpus, LaunchEnvironment launcher) {
+        if (problem != null || gpu.numaNode() < 0 || nodeCpus.isEmpty()
+                || allowed.stream().anyMatch(nodeCpus::contains)) {
+            return Optional.empty();
+        }
+        return Optional.of(new Warning("this process may run on CPUs " + ranges(allowed) + ", none of them on NUMA "
+                + "node " + gpu.numaNode() + " (CPUs " + ranges(nodeCpus) + "), where its GPU " + gpu.busId()
+                + " is: copies between host and GPU memory and NCCL's proxy thread cross the link between CPU "
+                + "sockets.", switch (launcher.name()) {
+                    case "Open MPI" -> "bind each rank near its GPU: `mpirun --map-by numa --bind-to numa ...`, or "
+                            + "`--bind-to none`.";
+                    case "Slurm" -> "bind each task near its GPU: `srun --cpu-bind=ldoms ...` (or "
+                            + "`--gpu-bind=closest`), or `--cpu-bind=none`.";
+                    default -> "bind the process to its GPU's node: `numactl --cpunodebind=" + gpu.numaNode()
+                            + " ...`, or start it without a binding.";
+                }));
+    }
+
+    /**
+     * Ranks of one host bound to overlapping CPU sets compete for those CPUs (two `taskset` lists written by hand,
+     * or ranks of two jobs placed on one host). Unbound ranks (every online CPU) overlap by design and are not
+     * reported.
+     *
+     * @param rank   this rank
+     * @param masks  the masks of this host's ranks, by rank, this rank's included
+     * @param online CPUs the machine has online
+     */
+    public static Optional<Warning> overlapWarning(int rank, java.util.Map<Integer, List<Integer>> masks, int online) {
+        List<Integer> mine = masks.get(rank);
+        if (mine == null || mine.isEmpty() || mine.size() >= online) {
+            return Optional.empty();
+        }
+        List<String> clashes = new ArrayList<>();
+        for (var other : new java.util.TreeMap<>(masks).entrySet()) {
+            List<Integer> theirs = other.getValue();
+            if (other.getKey() == rank || theirs.isEmpty() || theirs.size() >= online) {
+                continue;
+            }
+            List<Integer> shared = mine.stream().filter(theirs::contains).toList();
+            if (!shared.isEmpty()) {
+                clashes.add("rank " + other.getKey() + " (CPUs " + ranges(theirs) + ", sharing " + ranges(shared) + ")");
+            }
+        }
+        if (clashes.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Warning("this rank is bound to CPUs " + ranges(mine) + ", which other ranks on this "
+                + "host are bound to as well: " + String.join(", ", clashes) + "; they take turns on the shared CPUs.",
+                "give each rank its own cores (`mpirun --map-by ppr:N:node:PE=K --bind-to core`, `srun "
+                        + "--cpu-bind=cores --cpus-per-task=K`, or disjoint `taskset -c` lists), or bind none of them."));
+    }
+
+    /** A CPU list as the kernel writes one: {@code 0-3,8}. */
+    public static String ranges(List<Integer> cpus) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < cpus.size(); i++) {
+            int first = cpus.get(i);
+            int last = first;
+            while (i + 1 < cpus.size() && cpus.get(i + 1) == last + 1) {
+                last = cpus.get(++i);
+            }
+            b.append(b.length() == 0 ? "" : ",").append(first).append(first == last ? "" : "-" + last);
+        }
+        return b.toString();
     }
 
     private static String fixFor(LaunchEnvironment launcher) {

@@ -81,6 +81,46 @@ class CpuAffinityTest {
         }
     }
 
+    private static final GpuDevice GPU_ON_NODE_0 = new GpuDevice(0, "NVIDIA H200", "0000:18:00.0",
+            "/sys/devices/pci0000:17/0000:18:00.0", 0);
+
+    @Test
+    void cpusOnlyOnAnotherNodeThanTheGpuAreAFarBinding() throws IOException {
+        machine("32-35", "0-63");
+        Files.createDirectories(root.resolve("sys/devices/system/node/node0"));
+        Files.writeString(root.resolve("sys/devices/system/node/node0/cpulist"), "0-31\n");
+        List<Integer> node0 = CpuAffinity.cpusOfNode(SystemFiles.at(root), 0);
+        assertEquals(32, node0.size());
+        Warning w = CpuAffinity.read(SystemFiles.at(root)).numaWarning(GPU_ON_NODE_0, node0,
+                launcher(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "2", "OMPI_COMM_WORLD_LOCAL_RANK",
+                        "0", "OMPI_COMM_WORLD_LOCAL_SIZE", "2"))).orElseThrow();
+        assertTrue(w.problem().contains("CPUs 32-35, none of them on NUMA node 0 (CPUs 0-31), where its GPU "
+                + "0000:18:00.0 is"), w.problem());
+        assertTrue(w.fix().contains("--map-by numa"), w.fix());
+        assertTrue(machine("30-33", "0-63").numaWarning(GPU_ON_NODE_0, node0, launcher(Map.of())).isEmpty(),
+                "a mask that reaches the GPU's node is near enough");
+        assertTrue(machine("32-35", "0-63").numaWarning(GPU_ON_NODE_0, List.of(), launcher(Map.of())).isEmpty(),
+                "an unknown node says nothing");
+        assertTrue(CpuAffinity.cpusOfNode(SystemFiles.at(root), 7).isEmpty(), "a node that is not there has no CPUs");
+        assertTrue(new CpuAffinity(List.of(), 64, "unreadable").numaWarning(GPU_ON_NODE_0, node0, launcher(Map.of()))
+                .isEmpty(),
+                "an unread mask says nothing");
+    }
+
+    @Test
+    void ranksBoundToSharedCpusAreToldWhoTheyShareWith() {
+        Map<Integer, List<Integer>> masks = Map.of(0, List.of(0, 1, 2, 3), 1, List.of(2, 3, 4, 5), 2,
+                List.of(6, 7), 3, List.copyOf(java.util.stream.IntStream.range(0, 16).boxed().toList()));
+        Warning w = CpuAffinity.overlapWarning(0, masks, 16).orElseThrow();
+        assertTrue(w.problem().contains("bound to CPUs 0-3, which other ranks on this host are bound to as well: "
+                + "rank 1 (CPUs 2-5, sharing 2-3)"), w.problem());
+        assertTrue(!w.problem().contains("rank 3"), "an unbound rank shares by design: " + w.problem());
+        assertTrue(CpuAffinity.overlapWarning(2, masks, 16).isEmpty(), "disjoint masks");
+        assertTrue(CpuAffinity.overlapWarning(3, masks, 16).isEmpty(), "an unbound rank is not warned");
+        assertTrue(CpuAffinity.overlapWarning(0, Map.of(0, List.of(0, 1)), 16).isEmpty(), "alone on its host");
+        assertEquals("0-3,8,10-11", CpuAffinity.ranges(List.of(0, 1, 2, 3, 8, 10, 11)));
+    }
+
     @Test
     void theLiveMachineIsRead() {
         CpuAffinity a = CpuAffinity.read(SystemFiles.live());

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A 2-rank job started under {@code taskset -c 0}, as {@code mpirun}'s default binding leaves a JVM: both ranks
  * still run, and both say, in {@code comm.transport()} and in one loud log line each, that they are bound to one
- * CPU and how to fix it.
+ * CPU, which the other rank is bound to as well, and how to fix it.
  */
 class CpuBindingTest {
 
@@ -32,5 +32,9 @@ class CpuBindingTest {
                     + "run on 1 CPU \\(CPU 0\\)[^\\n]*Fix: start the process without a one-CPU binding.*"), out);
         }
         assertTrue(out.contains("WARNING: rank 0: this process may run on 1 CPU"), out);
+        // both ranks were bound to CPU 0: each is told the other shares it
+        assertTrue(out.contains("bound to CPUs 0, which other ranks on this host are bound to as well: rank 1 "
+                + "(CPUs 0, sharing 0)"), out);
+        assertTrue(out.contains("as well: rank 0 (CPUs 0, sharing 0)"), out);
     }
 }
