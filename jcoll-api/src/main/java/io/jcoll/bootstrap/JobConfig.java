@@ -25,8 +25,8 @@ import java.util.List;
  *
  * @param rank         this rank, 0 to size - 1
  * @param size         number of ranks
- * @param localRank    index on this host (defaults to rank)
- * @param localSize    ranks on this host (defaults to size)
+ * @param localRank    index on this host (until the ranks have counted their hosts, rank when not given)
+ * @param localSize    ranks on this host (until then, size when not given)
  * @param masterAddr   host of rank 0's rendezvous store
  * @param masterPort   port of rank 0's rendezvous store
  * @param token        the job's secret (empty: connections are not authenticated)
@@ -34,9 +34,13 @@ import java.util.List;
  * @param transport    {@code auto} or a transport name
  * @param launcher     the launcher whose variables placed this rank ({@code Open MPI}, ...), or null when
  *                     the torchrun-style variables did
+ * @param localRankGiven whether LOCAL_RANK (or a launcher's own) was given: the ranks count who shares their
+ *                     host through the store, and a given value must agree with the count
+ * @param localSizeGiven the same for LOCAL_WORLD_SIZE
  */
 public record JobConfig(int rank, int size, int localRank, int localSize, String masterAddr, int masterPort,
-                        byte[] token, Duration timeout, String transport, String launcher) {
+                        byte[] token, Duration timeout, String transport, String launcher, boolean localRankGiven,
+                        boolean localSizeGiven) {
 
     /** One launcher's names for rank, size, local rank and local size (null: it has none). */
     private record LauncherVariables(String launcher, String rank, String size, String localRank, String localSize) {
@@ -50,7 +54,14 @@ public record JobConfig(int rank, int size, int localRank, int localSize, String
 
     /** The same job with rank 0's store at {@code addr:port}, guarded by {@code token}. */
     public JobConfig withRendezvous(String addr, int port, byte[] token) {
-        return new JobConfig(rank, size, localRank, localSize, addr, port, token, timeout, transport, launcher);
+        return new JobConfig(rank, size, localRank, localSize, addr, port, token, timeout, transport, launcher,
+                localRankGiven, localSizeGiven);
+    }
+
+    /** The same job with this rank's place on its host as the ranks counted it. */
+    public JobConfig withLocal(int counted, int countedSize) {
+        return new JobConfig(rank, size, counted, countedSize, masterAddr, masterPort, token, timeout, transport,
+                launcher, localRankGiven, localSizeGiven);
     }
 
     /**
@@ -148,7 +159,8 @@ public record JobConfig(int rank, int size, int localRank, int localSize, String
                 s.get("JCOLL_TOKEN").orElse("").getBytes(StandardCharsets.UTF_8),
                 timeout,
                 s.get("JCOLL_TRANSPORT").orElse("auto").toLowerCase(java.util.Locale.ROOT),
-                launcher);
+                launcher,
+                localRank != null, localSize != null);
     }
 
     private static Integer integer(Settings s, String name, List<String> problems, boolean required) {

@@ -23,10 +23,20 @@ public interface Store extends AutoCloseable {
     @Override
     void close();
 
+    /**
+     * A view whose requests give up when the store has not answered within {@code replyLimit} beyond the time a
+     * request itself asks the store to wait, for the paths that must end within JCOLL_TIMEOUT whatever happened to
+     * the network (the diagnosis of a stalled call). A store in this process answers at once and is returned as is.
+     */
+    default Store bounded(Duration replyLimit) {
+        return this;
+    }
+
     /** A view that prefixes every key with {@code prefix}. */
     default Store scoped(String prefix) {
         Store base = this;
         return new Store() {
+            @Override public Store bounded(Duration replyLimit) { return base.bounded(replyLimit).scoped(prefix); }
             @Override public void set(String key, byte[] value) { base.set(prefix + key, value); }
             @Override public Optional<byte[]> get(String key, Duration timeout) { return base.get(prefix + key, timeout); }
             @Override public long add(String key, long delta) { return base.add(prefix + key, delta); }

@@ -25,6 +25,9 @@ public final class StoreClient implements Store {
     private final String server;
     private final byte purpose;
     private volatile boolean requesting; // a request holds the connection: close() cannot say LEAVE on it
+    private volatile String broken;      // why the connection is unusable (no reply in time, a failure), or null
+    /** How long past its own wait a request waits for the store's reply, unless {@link #bounded} says less. */
+    private static final long REPLY_SLACK_MILLIS = 30_000;
 
     private StoreClient(Socket socket, byte purpose) throws IOException {
         this.socket = socket;
@@ -96,28 +99,58 @@ public final class StoreClient implements Store {
         if (value.length > StoreProtocol.MAX_VALUE) {
             throw new IllegalArgumentException("store value of " + value.length + " bytes exceeds " + StoreProtocol.MAX_VALUE);
         }
+        set(key, value, REPLY_SLACK_MILLIS);
+    }
+
+    private synchronized void set(String key, byte[] value, long slack) {
         request(StoreProtocol.SET, key, () -> {
             out.writeInt(value.length);
             out.write(value);
-        }, 0);
+        }, 0, slack);
     }
 
     @Override
-    public synchronized Optional<byte[]> get(String key, Duration timeout) {
+    public Optional<byte[]> get(String key, Duration timeout) {
+        return get(key, timeout, REPLY_SLACK_MILLIS);
+    }
+
+    private synchronized Optional<byte[]> get(String key, Duration timeout, long slack) {
         long millis = Math.max(0, timeout.toMillis());
-        Reply r = request(StoreProtocol.GET, key, () -> out.writeLong(millis), millis);
+        Reply r = request(StoreProtocol.GET, key, () -> out.writeLong(millis), millis, slack);
         return r.status == StoreProtocol.OK ? Optional.of(r.payload) : Optional.empty();
     }
 
     @Override
-    public synchronized long add(String key, long delta) {
-        Reply r = request(StoreProtocol.ADD, key, () -> out.writeLong(delta), 0);
+    public long add(String key, long delta) {
+        return add(key, delta, REPLY_SLACK_MILLIS);
+    }
+
+    private synchronized long add(String key, long delta, long slack) {
+        Reply r = request(StoreProtocol.ADD, key, () -> out.writeLong(delta), 0, slack);
         return ByteBuffer.wrap(r.payload).getLong();
     }
 
     @Override
-    public synchronized void delete(String key) {
-        request(StoreProtocol.DELETE, key, () -> { }, 0);
+    public void delete(String key) {
+        delete(key, REPLY_SLACK_MILLIS);
+    }
+
+    private synchronized void delete(String key, long slack) {
+        request(StoreProtocol.DELETE, key, () -> { }, 0, slack);
+    }
+
+    /** This connection, with replies awaited at most {@code replyLimit} beyond each request's own wait. */
+    @Override
+    public Store bounded(Duration replyLimit) {
+        long slack = Math.max(1, replyLimit.toMillis());
+        StoreClient c = this;
+        return new Store() {
+            @Override public void set(String key, byte[] value) { c.set(key, value, slack); }
+            @Override public Optional<byte[]> get(String key, Duration timeout) { return c.get(key, timeout, slack); }
+            @Override public long add(String key, long delta) { return c.add(key, delta, slack); }
+            @Override public void delete(String key) { c.delete(key, slack); }
+            @Override public void close() { c.close(); }
+        };
     }
 
     private interface Body {
@@ -127,12 +160,17 @@ public final class StoreClient implements Store {
     private record Reply(byte status, byte[] payload) {
     }
 
-    private Reply request(byte op, String key, Body body, long serverWaitMillis) {
+    private Reply request(byte op, String key, Body body, long serverWaitMillis, long slackMillis) {
+        if (broken != null) {
+            // a request that got no reply leaves the stream mid-message: nothing later could be read right
+            throw new StoreUnreachableException("rendezvous store at " + server + " is not used again for key '" + key
+                    + "': " + broken, null);
+        }
         requesting = true;
         try {
             byte[] k = StoreProtocol.keyBytes(key);
             // the server may legitimately hold a GET for serverWaitMillis; allow that plus slack
-            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, serverWaitMillis + 30_000));
+            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, serverWaitMillis + slackMillis));
             out.writeByte(op);
             out.writeShort(k.length);
             out.write(k);
@@ -141,13 +179,22 @@ public final class StoreClient implements Store {
             byte status = in.readByte();
             byte[] payload = StoreProtocol.readSized(in, StoreProtocol.MAX_VALUE, "store reply");
             if (status == StoreProtocol.ERROR) {
-                throw new IOException(new String(payload, StandardCharsets.UTF_8));
+                throw new Refused(new String(payload, StandardCharsets.UTF_8));
             }
             return new Reply(status, payload);
+        } catch (java.net.SocketTimeoutException e) {
+            broken = "it did not answer a request within " + (serverWaitMillis + slackMillis) + " ms (rank 0 "
+                    + "unreachable, or the network partitioned)";
+            throw new StoreUnreachableException("rendezvous store at " + server + " " + broken + ", key '" + key + "'",
+                    e);
         } catch (java.io.EOFException e) {
+            broken = "it closed the connection";
             throw new StoreUnreachableException("rendezvous store at " + server + " closed the connection during key '"
                     + key + "': rank 0 left the job or died", e);
         } catch (IOException e) {
+            if (!(e instanceof Refused)) {
+                broken = "the connection failed: " + e; // an error the store answered with leaves the stream in step
+            }
             throw new StoreUnreachableException("rendezvous store at " + server + " failed on key '" + key + "': "
                     + e.getMessage(), e);
         } finally {
@@ -161,7 +208,7 @@ public final class StoreClient implements Store {
      */
     @Override
     public void close() {
-        if (purpose == Handshake.PURPOSE_STORE && !requesting && !socket.isClosed()) {
+        if (purpose == Handshake.PURPOSE_STORE && !requesting && broken == null && !socket.isClosed()) {
             synchronized (this) {
                 try {
                     socket.setSoTimeout(1_000);
@@ -181,6 +228,13 @@ public final class StoreClient implements Store {
             socket.close();
         } catch (IOException ignored) {
             // closing is best effort
+        }
+    }
+
+    /** The store answered a request with an error. */
+    private static final class Refused extends IOException {
+        Refused(String message) {
+            super(message);
         }
     }
 

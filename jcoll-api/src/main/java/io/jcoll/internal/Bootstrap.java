@@ -83,6 +83,8 @@ public final class Bootstrap {
             // the n-th communicator each rank creates is the same communicator on all ranks
             long generation = store.add("jcoll/generation/rank" + rank, 1);
             Store scoped = store.scoped("jcoll/comm" + generation + "/");
+            long hostId = HostIdentity.of(settings);
+            cfg = LocalPlacement.count(scoped, cfg, hostId);
 
             // providers probe with this rank's place as the job configuration resolved it (a launcher's variables
             // included), so that, say, NCCL's probe checks the GPU of this rank's local rank
@@ -91,7 +93,6 @@ public final class Bootstrap {
                     .with("JCOLL_LOCAL_RANK", Integer.toString(cfg.localRank()))
                     .with("JCOLL_LOCAL_WORLD_SIZE", Integer.toString(cfg.localSize()));
             Map<String, Availability> local = TransportSelection.probe(providers, placed);
-            long hostId = HostIdentity.of(settings);
             CpuPlacement cpus = new CpuPlacement(settings);
             cpus.publish(scoped, hostId, cfg.localRank(), rank); // before the exchange: read after it
             List<TransportSelection.Verdict> verdicts =

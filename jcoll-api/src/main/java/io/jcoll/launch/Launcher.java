@@ -39,7 +39,21 @@ public final class Launcher {
      * @param grace     how long the other ranks may run on after one fails
      */
     public record Plan(int ranks, String classpath, String mainClass, List<String> args, List<String> jvmOptions,
-                       Duration grace) {
+                       Duration grace, Nodes nodes) {
+
+        public Plan(int ranks, String classpath, String mainClass, List<String> args, List<String> jvmOptions,
+                    Duration grace) {
+            this(ranks, classpath, mainClass, args, jvmOptions, grace, Nodes.ONE);
+        }
+    }
+
+    /**
+     * Where this node stands in a job of several (torchrun's meaning: the user, a scheduler or {@code srun} starts
+     * one launcher on each node): {@code nnodes} nodes, this one {@code nodeRank}, rank 0's store at
+     * {@code masterAddr:masterPort} (port 0: one node, a free port is picked).
+     */
+    public record Nodes(int nnodes, int nodeRank, String masterAddr, int masterPort) {
+        static final Nodes ONE = new Nodes(1, 0, "127.0.0.1", 0);
     }
 
     private Launcher() {
@@ -57,22 +71,41 @@ public final class Launcher {
         } catch (IllegalArgumentException e) {
             err.println("jcoll launch: " + e.getMessage());
             err.println("usage: jcoll launch -n RANKS [-cp EXTRA_CLASSPATH] [--] MAIN_CLASS [ARGS...]");
+            err.println("       jcoll launch --nnodes N --node-rank R --nproc-per-node K --master-addr A "
+                    + "--master-port P [--] MAIN_CLASS [ARGS...]   (once on each node; under Slurm the node count, "
+                    + "node rank and master address come from srun)");
             return 2;
         }
         return launch(plan, out, err);
     }
 
     static Plan parse(List<String> argv) {
+        return parse(argv, System.getenv());
+    }
+
+    static Plan parse(List<String> argv, Map<String, String> env) {
         int ranks = -1;
         String extra = null;
+        Integer nnodes = null;
+        Integer nodeRank = null;
+        String masterAddr = null;
+        Integer masterPort = null;
         int i = 0;
         for (; i < argv.size(); i++) {
             String a = argv.get(i);
             if (a.equals("--")) {
                 i++;
                 break;
-            } else if (a.equals("-n") || a.equals("--ranks")) {
+            } else if (a.equals("-n") || a.equals("--ranks") || a.equals("--nproc-per-node")) {
                 ranks = parseRanks(value(argv, ++i, a));
+            } else if (a.equals("--nnodes")) {
+                nnodes = whole(value(argv, ++i, a), a, 1, 100_000);
+            } else if (a.equals("--node-rank")) {
+                nodeRank = whole(value(argv, ++i, a), a, 0, 99_999);
+            } else if (a.equals("--master-addr")) {
+                masterAddr = value(argv, ++i, a);
+            } else if (a.equals("--master-port")) {
+                masterPort = whole(value(argv, ++i, a), a, 1, 65535);
             } else if (a.equals("-cp") || a.equals("--classpath")) {
                 extra = value(argv, ++i, a);
             } else if (a.startsWith("-")) {
@@ -82,8 +115,9 @@ public final class Launcher {
             }
         }
         if (ranks < 0) {
-            throw new IllegalArgumentException("say how many ranks with -n");
+            throw new IllegalArgumentException("say how many ranks with -n (or --nproc-per-node)");
         }
+        Nodes nodes = nodes(nnodes, nodeRank, masterAddr, masterPort, env);
         if (i >= argv.size()) {
             throw new IllegalArgumentException("name the main class to run");
         }
@@ -94,7 +128,62 @@ public final class Launcher {
         String opts = System.getenv().getOrDefault("JCOLL_JAVA_OPTS", "").trim();
         List<String> jvm = opts.isEmpty() ? List.of() : Arrays.asList(opts.split("\\s+"));
         Duration grace = Duration.ofSeconds(Long.parseLong(System.getenv().getOrDefault("JCOLL_LAUNCH_GRACE", "15")));
-        return new Plan(ranks, cp, argv.get(i), List.copyOf(argv.subList(i + 1, argv.size())), jvm, grace);
+        return new Plan(ranks, cp, argv.get(i), List.copyOf(argv.subList(i + 1, argv.size())), jvm, grace, nodes);
+    }
+
+    /**
+     * The job's nodes from the options, filled in under Slurm from {@code SLURM_NNODES}, {@code SLURM_NODEID} and
+     * {@code SLURM_LAUNCH_NODE_IPADDR} (the node srun ran on) where not given, and checked together: a node of
+     * several needs its rank and the master's address and port.
+     */
+    private static Nodes nodes(Integer nnodes, Integer nodeRank, String masterAddr, Integer masterPort,
+                               Map<String, String> env) {
+        if (nnodes == null && env.containsKey("SLURM_NNODES") && env.containsKey("SLURM_NODEID")) {
+            nnodes = whole(env.get("SLURM_NNODES"), "SLURM_NNODES", 1, 100_000);
+            nodeRank = nodeRank != null ? nodeRank : whole(env.get("SLURM_NODEID"), "SLURM_NODEID", 0, 99_999);
+            masterAddr = masterAddr != null ? masterAddr : env.getOrDefault("MASTER_ADDR",
+                    env.get("SLURM_LAUNCH_NODE_IPADDR"));
+        }
+        if (masterPort == null && env.containsKey("MASTER_PORT")) {
+            masterPort = whole(env.get("MASTER_PORT"), "MASTER_PORT", 1, 65535);
+        }
+        masterAddr = masterAddr != null ? masterAddr : env.get("MASTER_ADDR");
+        if (nnodes == null || nnodes == 1) {
+            if (nodeRank != null && nodeRank != 0) {
+                throw new IllegalArgumentException("--node-rank " + nodeRank + " needs --nnodes above " + nodeRank);
+            }
+            return new Nodes(1, 0, masterAddr == null ? "127.0.0.1" : masterAddr, masterPort == null ? 0 : masterPort);
+        }
+        List<String> missing = new ArrayList<>();
+        if (nodeRank == null) {
+            missing.add("--node-rank");
+        }
+        if (masterAddr == null) {
+            missing.add("--master-addr");
+        }
+        if (masterPort == null) {
+            missing.add("--master-port");
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("a job of " + nnodes + " nodes needs " + String.join(", ", missing)
+                    + " on every node (the same address and port on all, each node its own rank)");
+        }
+        if (nodeRank >= nnodes) {
+            throw new IllegalArgumentException("--node-rank " + nodeRank + " is not below --nnodes " + nnodes);
+        }
+        return new Nodes(nnodes, nodeRank, masterAddr, masterPort);
+    }
+
+    private static int whole(String v, String what, int min, int max) {
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < min || n > max) {
+                throw new IllegalArgumentException(what + " " + v + " must be " + min + " to " + max);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(what + " " + v + " is not a number");
+        }
     }
 
     private static String value(List<String> argv, int i, String option) {
@@ -118,13 +207,19 @@ public final class Launcher {
 
     /** Starts the ranks and supervises them; returns 0 if every rank exited 0. */
     public static int launch(Plan plan, PrintStream out, PrintStream err) {
-        String port = System.getenv("MASTER_PORT");
-        if (port == null || port.isBlank()) {
-            port = Integer.toString(freePort());
+        Nodes nodes = plan.nodes();
+        String port = nodes.masterPort() > 0 ? Integer.toString(nodes.masterPort()) : Integer.toString(freePort());
+        String token;
+        if (nodes.nnodes() > 1) {
+            // the launchers of other nodes cannot learn a token drawn here: the user gives them all the same one
+            token = System.getenv().getOrDefault("JCOLL_TOKEN", "");
+        } else {
+            byte[] secret = new byte[24];
+            new SecureRandom().nextBytes(secret);
+            token = HexFormat.of().formatHex(secret);
         }
-        byte[] secret = new byte[24];
-        new SecureRandom().nextBytes(secret);
-        String token = HexFormat.of().formatHex(secret);
+        int worldSize = nodes.nnodes() * plan.ranks();
+        int firstRank = nodes.nodeRank() * plan.ranks();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 
         List<Process> processes = new ArrayList<>();
@@ -146,11 +241,11 @@ public final class Launcher {
                     env.remove(k);
                     env.remove("JCOLL_" + k);
                 }
-                env.put("RANK", Integer.toString(r));
-                env.put("WORLD_SIZE", Integer.toString(plan.ranks()));
+                env.put("RANK", Integer.toString(firstRank + r));
+                env.put("WORLD_SIZE", Integer.toString(worldSize));
                 env.put("LOCAL_RANK", Integer.toString(r));
                 env.put("LOCAL_WORLD_SIZE", Integer.toString(plan.ranks()));
-                env.put("MASTER_ADDR", "127.0.0.1");
+                env.put("MASTER_ADDR", nodes.masterAddr());
                 env.put("MASTER_PORT", port);
                 env.put("JCOLL_TOKEN", token);
                 env.put("JCOLL_LAUNCHED", "1");
@@ -163,7 +258,7 @@ public final class Launcher {
                     return 1;
                 }
                 processes.add(p);
-                pumps.add(pump(r, plan.ranks(), p, out));
+                pumps.add(pump(firstRank + r, worldSize, p, out));
             }
             return supervise(plan, processes, pumps, err);
         } finally {
@@ -178,6 +273,7 @@ public final class Launcher {
 
     private static int supervise(Plan plan, List<Process> processes, List<Thread> pumps, PrintStream err) {
         int n = processes.size();
+        int first = plan.nodes().nodeRank() * plan.ranks(); // the job's rank of this node's first process
         Integer[] codes = new Integer[n];
         int firstFailed = -1;
         long stopAt = Long.MAX_VALUE;
@@ -208,8 +304,9 @@ public final class Launcher {
                         stopped.add(r);
                     }
                 }
-                err.println("jcoll launch: stopping rank(s) " + stopped + ", still running "
-                        + plan.grace().toSeconds() + " s after rank " + firstFailed + " failed");
+                err.println("jcoll launch: stopping rank(s) " + stopped.stream().map(r -> first + r).toList()
+                        + ", still running " + plan.grace().toSeconds() + " s after rank " + (first + firstFailed)
+                        + " failed");
                 stop(processes, Duration.ofSeconds(1)); // exits within the grace period + 1 s
                 for (int r : stopped) {
                     codes[r] = processes.get(r).exitValue();
@@ -233,8 +330,10 @@ public final class Launcher {
         if (firstFailed < 0) {
             return 0;
         }
-        err.println("jcoll launch: rank " + firstFailed + " failed first (exit code " + codes[firstFailed]
-                + "); exit codes by rank: " + Arrays.toString(codes));
+        err.println("jcoll launch: rank " + (first + firstFailed) + " failed first (exit code " + codes[firstFailed]
+                + "); exit codes by rank" + (first == 0 ? "" : " from rank " + first) + ": " + Arrays.toString(codes)
+                + (plan.nodes().nnodes() > 1 ? " (node " + plan.nodes().nodeRank() + " of " + plan.nodes().nnodes()
+                + "; the other nodes' launchers report their own ranks)" : ""));
         return codes[firstFailed] > 0 && codes[firstFailed] < 256 ? codes[firstFailed] : 1;
     }
 

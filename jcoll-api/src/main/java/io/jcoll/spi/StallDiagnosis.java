@@ -29,7 +29,9 @@ public final class StallDiagnosis {
     private final Duration patience;
 
     public StallDiagnosis(Store store, int rank, int size, Duration timeout) {
-        this.store = store;
+        // a rank cut off from rank 0 would otherwise wait on each unanswered query for the store client's slack
+        // (30 s): the diagnosis must end within JCOLL_TIMEOUT + 2 s whatever the network did
+        this.store = store.bounded(Duration.ofSeconds(1));
         this.rank = rank;
         this.size = size;
         // the waiting ranks time out within moments of each other (their deadlines differ by the skew with which

@@ -7,8 +7,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LauncherTest {
@@ -28,6 +30,36 @@ class LauncherTest {
         for (int r = 0; r < 3; r++) {
             assertTrue(text.contains("[" + r + "] hello from rank " + r + " of 3, token set"), text);
         }
+    }
+
+    @Test
+    void aNodeOfSeveralStartsItsShareOfTheJobsRanks() {
+        Launcher.Plan plan = Launcher.parse(List.of("--nnodes", "3", "--node-rank", "2", "--nproc-per-node", "2",
+                "--master-addr", "10.0.0.1", "--master-port", "29400", ExitWith.class.getName(), "-1", "0"), Map.of());
+        assertEquals(new Launcher.Nodes(3, 2, "10.0.0.1", 29400), plan.nodes());
+        assertEquals(0, Launcher.launch(new Launcher.Plan(2, System.getProperty("java.class.path"), plan.mainClass(),
+                plan.args(), List.of("-Xmx64m"), Duration.ofSeconds(5), plan.nodes()), new PrintStream(out, true),
+                new PrintStream(err, true)));
+        String text = out.toString(StandardCharsets.UTF_8);
+        // node 2 of 3 with 2 processes each: ranks 4 and 5 of 6
+        assertTrue(text.contains("[4] hello from rank 4 of 6") && text.contains("[5] hello from rank 5 of 6"), text);
+    }
+
+    @Test
+    void slurmFillsTheNodesAndMissingOptionsAreNamed() {
+        Launcher.Plan plan = Launcher.parse(List.of("--nproc-per-node", "4", "--master-port", "29400", "Main"),
+                Map.of("SLURM_NNODES", "2", "SLURM_NODEID", "1", "SLURM_LAUNCH_NODE_IPADDR", "10.1.1.7"));
+        assertEquals(new Launcher.Nodes(2, 1, "10.1.1.7", 29400), plan.nodes());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Launcher.parse(List.of(
+                "--nnodes", "2", "-n", "1", "Main"), Map.of()));
+        assertTrue(e.getMessage().contains("needs --node-rank, --master-addr, --master-port on every node"),
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Launcher.parse(List.of("--nnodes", "2", "--node-rank",
+                "2", "--master-addr", "h", "--master-port", "1", "-n", "1", "Main"), Map.of()));
+        assertTrue(e.getMessage().contains("--node-rank 2 is not below --nnodes 2"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Launcher.parse(List.of("--nnodes", "x", "Main"),
+                Map.of()));
+        assertTrue(e.getMessage().contains("--nnodes x is not a number"), e.getMessage());
     }
 
     @Test

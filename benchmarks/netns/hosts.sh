@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Several "hosts" on one machine for multi-host jcoll jobs (root only): N network namespaces jc-h0..jc-h<N-1>,
+# each with its own address 10.77.0.<k+1>/24 on a veth to one bridge (jc-br0), links optionally shaped with tc
+# (rate, added delay; both directions of each host's link). Traffic stays inside these namespaces.
+#
+#   hosts.sh up N [--rate 1gbit] [--delay 2ms]     build them (removing any left from an earlier run)
+#   hosts.sh down                                  remove every namespace, veth and the bridge
+#   hosts.sh cut K | heal K                        take host K's link down (a partition) or up again
+#   hosts.sh run N [--rate R] [--delay D] -- CMD   up, run CMD, down, even when CMD fails or is interrupted;
+#                                                  CMD sees HOSTS=N and can start a process on host k with
+#                                                  `ip netns exec jc-h<k> ...` (address 10.77.0.<k+1>)
+#   hosts.sh exec K CMD...                         run CMD on host K
+#   hosts.sh launch H K [ENV=V...] -- MAIN [ARGS]  on hosts 0..H-1 (up already), one `jcoll launch --nnodes H
+#                                                  --node-rank k --nproc-per-node K` each, master on host 0; each
+#                                                  host its own host name (a UTS namespace), output prefixed
+#                                                  "host k: "; exits with the first host's non-zero code. The
+#                                                  class path is $CP (default: `./jcoll classpath`), java $JAVA
+set -euo pipefail
+PREFIX=jc-h
+BRIDGE=jc-br0
+NET=10.77.0
+
+need_root() {
+  [[ $(id -u) == 0 ]] || { echo "hosts.sh: needs root (ip netns, veth, tc)" >&2; exit 2; }
+}
+
+down() {
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$PREFIX" || true); do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns delete "$ns" 2>/dev/null || true
+  done
+  for dev in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep "^v$PREFIX" || true); do
+    ip link delete "$dev" 2>/dev/null || true
+  done
+  ip link delete "$BRIDGE" 2>/dev/null || true
+}
+
+shape() {  # $1: namespace or "" for the root; $2: device; $3: rate; $4: delay
+  local ns=$1 dev=$2 rate=$3 delay=$4 run=()
+  [[ -n $ns ]] && run=(ip netns exec "$ns")
+  if [[ -n $delay ]]; then
+    "${run[@]}" tc qdisc add dev "$dev" root handle 1: netem delay "$delay" limit 100000 2>/dev/null || {
+      echo "hosts.sh: this kernel has no netem qdisc (sch_netem): --delay cannot be added here" >&2; exit 3; }
+    [[ -n $rate ]] && "${run[@]}" tc qdisc add dev "$dev" parent 1: handle 2: tbf rate "$rate" burst 256kb latency 400ms
+  elif [[ -n $rate ]]; then
+    "${run[@]}" tc qdisc add dev "$dev" root tbf rate "$rate" burst 256kb latency 400ms
+  fi
+  return 0
+}
+
+up() {
+  local n=$1; shift
+  local rate="" delay=""
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --rate) rate=$2; shift 2 ;;
+      --delay) delay=$2; shift 2 ;;
+      *) echo "hosts.sh up: unknown option $1" >&2; exit 2 ;;
+    esac
+  done
+  [[ $n -ge 1 && $n -le 200 ]] || { echo "hosts.sh: N must be 1..200" >&2; exit 2; }
+  down
+  ip link add "$BRIDGE" type bridge
+  ip link set "$BRIDGE" up
+  for ((k = 0; k < n; k++)); do
+    local ns=$PREFIX$k
+    ip netns add "$ns"
+    ip link add "v$ns" type veth peer name eth0 netns "$ns"
+    ip link set "v$ns" master "$BRIDGE" up
+    ip netns exec "$ns" ip link set lo up
+    ip netns exec "$ns" ip addr add "$NET.$((k + 1))/24" dev eth0
+    ip netns exec "$ns" ip link set eth0 up
+    shape "$ns" eth0 "$rate" "$delay"   # host -> bridge
+    shape "" "v$ns" "$rate" ""          # bridge -> host (the delay once per direction is enough on one side)
+  done
+  echo "hosts.sh: $n hosts up (${rate:-unshaped}${delay:+, delay $delay}): ${PREFIX}0..${PREFIX}$((n - 1)) at $NET.1..$NET.$n"
+}
+
+launch() {
+  local h=$1 k=$2; shift 2
+  local envs=()
+  while [[ $# -gt 0 && $1 != -- ]]; do envs+=("$1"); shift; done
+  [[ ${1:-} == -- ]] && shift
+  local cp=${CP:-$(cd "$(dirname "$0")/../.." && ./jcoll classpath)} java=${JAVA:-java} port=${MASTER_PORT:-29500}
+  local pids=()
+  for ((n = 0; n < h; n++)); do
+    ip netns exec "$PREFIX$n" unshare --uts env "${envs[@]}" sh -c 'hostname "$0"; exec "$@"' "host$n" \
+      "$java" -Xmx128m -cp "$cp" io.jcoll.launch.Launcher --nnodes "$h" --node-rank "$n" --nproc-per-node "$k" \
+      --master-addr "$NET.1" --master-port "$port" -- "$@" > >(sed -u "s/^/host $n: /") 2>&1 &
+    pids+=($!)
+  done
+  local code=0 c
+  for pid in "${pids[@]}"; do
+    wait "$pid"; c=$?
+    [[ $code == 0 ]] && code=$c
+  done
+  return $code
+}
+
+cmd=${1:-}; shift || true
+need_root
+case $cmd in
+  up) up "$@" ;;
+  down) down ;;
+  cut) ip link set "v$PREFIX$1" down ;;
+  heal) ip link set "v$PREFIX$1" up ;;
+  exec) k=$1; shift; exec ip netns exec "$PREFIX$k" "$@" ;;
+  launch) launch "$@" ;;
+  run)
+    n=$1; shift
+    opts=()
+    while [[ $# -gt 0 && $1 != -- ]]; do opts+=("$1"); shift; done
+    [[ ${1:-} == -- ]] && shift
+    trap down EXIT INT TERM
+    up "$n" "${opts[@]}"
+    HOSTS=$n "$@"
+    ;;
+  *) sed -n '2,15p' "$0"; exit 2 ;;
+esac

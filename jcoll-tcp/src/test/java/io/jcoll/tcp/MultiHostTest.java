@@ -1,0 +1,122 @@
+package io.jcoll.tcp;
+
+import io.jcoll.testing.Commands;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Jobs across four "hosts": network namespaces on one bridge with 1 Gbit/s links and their own host names
+ * ({@code benchmarks/netns/hosts.sh}), one {@code jcoll launch --nnodes 4 --node-rank k} per host. Every
+ * collective is checked against its reference, local ranks are counted per host, and a host whose link is cut
+ * mid-AllReduce is named by the others, and raises itself, within JCOLL_TIMEOUT + 2 s. Needs root (CI and the
+ * development machines are); traffic stays inside the namespaces.
+ */
+class MultiHostTest {
+
+    private static final Path HOSTS = Path.of("..", "benchmarks", "netns", "hosts.sh").toAbsolutePath().normalize();
+    private static final int TIMEOUT_SECONDS = 5;
+
+    @BeforeAll
+    static void fourHosts() throws Exception {
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "SKIPPED: namespaces need root");
+        Assumptions.assumeTrue(Commands.onPath("ip") && Commands.onPath("unshare"), "SKIPPED: no ip or unshare");
+        Commands.Result up = hosts(List.of("up", "4", "--rate", "1gbit"), 60);
+        Assumptions.assumeTrue(up.exit() == 0, "SKIPPED: network namespaces cannot be made here: " + up.output());
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        if (Files.exists(HOSTS)) {
+            hosts(List.of("down"), 60);
+        }
+    }
+
+    private static Commands.Result hosts(List<String> args, int timeout) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", HOSTS.toString()));
+        cmd.addAll(args);
+        return Commands.run(cmd, env(), timeout);
+    }
+
+    private static Map<String, String> env() {
+        return Map.of("CP", System.getProperty("java.class.path"), "JAVA", Commands.java(),
+                "MASTER_PORT", "29511");
+    }
+
+    @Test
+    void everyCollectiveIsRightAcrossFourHostsAndEachRankIsLocalRankZero() throws Exception {
+        Commands.Result r = hosts(List.of("launch", "4", "1", "JCOLL_TIMEOUT=60s", "--",
+                "io.jcoll.tcp.it.VerifyMain"), 240);
+        assertEquals(0, r.exit(), r.output());
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(r.output().matches("(?s).*host " + rank + ": \\[" + rank + "\\] rank " + rank
+                    + " verified \\d+ cases over tcp; local rank 0\\b.*"), r.output());
+        }
+    }
+
+    @Test
+    void twoRanksOnEachOfTwoHostsCountThemselvesPerHost() throws Exception {
+        Commands.Result r = hosts(List.of("launch", "2", "2", "JCOLL_TIMEOUT=60s", "--",
+                "io.jcoll.tcp.it.VerifyMain"), 240);
+        assertEquals(0, r.exit(), r.output());
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(r.output().contains("[" + rank + "] rank " + rank + " verified") && r.output().contains(
+                    "rank " + rank + " verified 1040 cases over tcp; local rank " + rank % 2), r.output());
+        }
+    }
+
+    @Test
+    void aHostCutOffMidAllReduceIsNamedByTheOthersAndRaisesItself() throws Exception {
+        File log = Files.createTempFile("multihost-cut", ".log").toFile();
+        List<String> cmd = List.of("bash", HOSTS.toString(), "launch", "4", "1", "JCOLL_TIMEOUT=" + TIMEOUT_SECONDS
+                + "s", "JCOLL_LAUNCH_GRACE=30", "--", "io.jcoll.tcp.it.LoopMain");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log);
+        pb.environment().putAll(env());
+        Process job = pb.start();
+        long cut;
+        try {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (Files.readString(log.toPath()).split(" IN\n", -1).length - 1 < 4) {
+                assertTrue(job.isAlive() && System.nanoTime() < until, "the job never got going: "
+                        + Files.readString(log.toPath()));
+                Thread.sleep(100);
+            }
+            Thread.sleep(500);
+            cut = System.currentTimeMillis();
+            assertEquals(0, hosts(List.of("cut", "3"), 30).exit());
+            assertTrue(job.waitFor(60, TimeUnit.SECONDS), "a host's launcher did not end: "
+                    + Files.readString(log.toPath()));
+        } finally {
+            job.descendants().forEach(ProcessHandle::destroyForcibly);
+            job.destroyForcibly();
+            hosts(List.of("heal", "3"), 30);
+        }
+        String out = Files.readString(log.toPath());
+        for (int rank = 0; rank < 4; rank++) {
+            Matcher m = Pattern.compile("\\[" + rank + "\\] CAUGHT (\\w+) peer=(-?\\d+) at=(\\d+)").matcher(out);
+            assertTrue(m.find(), "rank " + rank + " did not raise: " + out);
+            long after = Long.parseLong(m.group(3)) - cut;
+            System.out.println("link of host 3 cut: rank " + rank + " raised " + m.group(1) + " naming rank "
+                    + m.group(2) + " " + after + " ms after the cut");
+            if (rank < 3) {
+                assertEquals("3", m.group(2), "the connected ranks must name the cut-off rank: " + out);
+            }
+            assertTrue(after < (TIMEOUT_SECONDS + 2) * 1000L, "rank " + rank + " raised " + after
+                    + " ms after the cut; JCOLL_TIMEOUT is " + TIMEOUT_SECONDS + " s: " + out);
+        }
+    }
+}
