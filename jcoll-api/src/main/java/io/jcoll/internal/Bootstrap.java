@@ -80,6 +80,7 @@ public final class Bootstrap {
                 store = client;
                 advertise = client.localAddress();
             }
+            advertise = dataAddress(settings, advertise, rank);
             // the n-th communicator each rank creates is the same communicator on all ranks
             long generation = store.add("jcoll/generation/rank" + rank, 1);
             Store scoped = store.scoped("jcoll/comm" + generation + "/");
@@ -158,6 +159,22 @@ public final class Bootstrap {
         }
         return traps.isEmpty() ? info : new io.jcoll.TransportInfo(info.name(), info.requested(), reason.toString(),
                 info.rejected());
+    }
+
+    /**
+     * The address this rank's peers reach its data connections at: {@code JCOLL_SOCKET_IFNAME}'s interface when
+     * set, else {@code reached}, the address it reached the store from (its interface reaches the master).
+     */
+    private static InetAddress dataAddress(Settings settings, InetAddress reached, int rank) {
+        java.util.Optional<String> list = settings.get(io.jcoll.probe.SocketInterface.VARIABLE);
+        if (list.isEmpty()) {
+            return reached;
+        }
+        List<io.jcoll.probe.SocketInterface.Candidate> here = io.jcoll.probe.SocketInterface.live();
+        return io.jcoll.probe.SocketInterface.choose(list.get(), here)
+                .map(io.jcoll.probe.SocketInterface.Candidate::address)
+                .orElseThrow(() -> new BootstrapException("bootstrap", rank, JcollException.NONE,
+                        io.jcoll.probe.SocketInterface.noneMatched(list.get(), here)));
     }
 
     private static final java.util.Set<String> WARNED = java.util.concurrent.ConcurrentHashMap.newKeySet();

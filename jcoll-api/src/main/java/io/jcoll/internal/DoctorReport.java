@@ -80,6 +80,7 @@ final class DoctorReport {
         doc.put("launcher", map("name", machine.launcher().name(), "evidence", machine.launcher().evidence()));
         doc.put("cpus", map("allowed", machine.cpus().allowed(), "online", machine.cpus().online(),
                 "problem", machine.cpus().problem()));
+        doc.put("data_interface", dataInterface());
         List<Object> gpus = new ArrayList<>();
         for (GpuDevice g : machine.gpus()) {
             Map<String, Object> m = map("minor", g.minor(), "model", g.model(), "bus_id", g.busId(), "numa_node", g.numaNode());
@@ -166,6 +167,21 @@ final class DoctorReport {
 
     /** An ordered map from alternating keys and values (values may be null). */
     /** This process's CPUs in words: {@code 2 of 32 online CPUs [0, 1]}, or why they are unknown. */
+    /** The interface the TCP transport's data connections would use here, and why. */
+    String dataInterface() {
+        String list = settings.get(io.jcoll.probe.SocketInterface.VARIABLE).orElse(null);
+        if (list == null) {
+            return machine.master() == null || machine.master().iface() == null
+                    ? "the one this rank reaches MASTER_ADDR through (set JCOLL_SOCKET_IFNAME to choose)"
+                    : machine.master().iface() + ", which reaches MASTER_ADDR=" + machine.master().master()
+                    + " (set JCOLL_SOCKET_IFNAME to choose)";
+        }
+        var here = io.jcoll.probe.SocketInterface.live();
+        return io.jcoll.probe.SocketInterface.choose(list, here).map(c -> c.name() + " "
+                + c.address().getHostAddress() + " (JCOLL_SOCKET_IFNAME=" + list + ")")
+                .orElseGet(() -> "none: " + io.jcoll.probe.SocketInterface.noneMatched(list, here));
+    }
+
     static String describe(io.jcoll.probe.CpuAffinity cpus) {
         if (cpus.problem() != null) {
             return "unknown: " + cpus.problem();
@@ -189,6 +205,7 @@ final class DoctorReport {
         b.append("jcoll doctor (machine files read under ").append(machine.root()).append(")\n\n");
         b.append("launcher: ").append(machine.launcher().name()).append(" (").append(machine.launcher().evidence()).append(")\n");
         b.append("cpus: ").append(describe(machine.cpus())).append('\n');
+        b.append("data interface (tcp): ").append(dataInterface()).append('\n');
         b.append("\nGPUs: ").append(machine.gpus().size()).append(machine.driverVersion() == null
                 ? " (no NVIDIA kernel driver loaded)" : " (NVIDIA driver " + machine.driverVersion() + ")").append('\n');
         for (GpuDevice g : machine.gpus()) {

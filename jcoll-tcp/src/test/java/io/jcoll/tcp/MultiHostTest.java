@@ -70,13 +70,23 @@ class MultiHostTest {
 
     @Test
     void twoRanksOnEachOfTwoHostsCountThemselvesPerHost() throws Exception {
-        Commands.Result r = hosts(List.of("launch", "2", "2", "JCOLL_TIMEOUT=60s", "--",
-                "io.jcoll.tcp.it.VerifyMain"), 240);
+        // the data connections on the interface named in NCCL's syntax, as a user with several networks would
+        Commands.Result r = hosts(List.of("launch", "2", "2", "JCOLL_TIMEOUT=60s", "JCOLL_SOCKET_IFNAME=^lo,docker",
+                "--", "io.jcoll.tcp.it.VerifyMain"), 240);
         assertEquals(0, r.exit(), r.output());
         for (int rank = 0; rank < 4; rank++) {
             assertTrue(r.output().contains("[" + rank + "] rank " + rank + " verified") && r.output().contains(
                     "rank " + rank + " verified 1040 cases over tcp; local rank " + rank % 2), r.output());
         }
+    }
+
+    @Test
+    void anInterfaceListThatAdmitsNothingFailsEveryNodeNamingTheInterfaces() throws Exception {
+        Commands.Result r = hosts(List.of("launch", "2", "1", "JCOLL_TIMEOUT=20s", "JCOLL_SOCKET_IFNAME=ib", "--",
+                "io.jcoll.tcp.it.VerifyMain"), 120);
+        assertTrue(r.exit() != 0, r.output());
+        assertTrue(r.output().contains("JCOLL_SOCKET_IFNAME=ib admits no interface that is up with an address here; "
+                + "this host has [eth0 10.77.0."), r.output());
     }
 
     @Test
