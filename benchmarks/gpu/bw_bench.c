@@ -4,42 +4,15 @@
  * synchronize; rank 0 prints the time per call and nccl-tests' algorithm and bus bandwidth. Runs forked
  * (`bw_bench allreduce N ...`) or under mpirun, one process each (ranks from OMPI_COMM_WORLD_*; rank 0
  * hands NCCL's unique id to the others through the file $BW_ID_FILE), so that it sees mpirun's CPU binding
- * as a jcoll rank does. NCCL's and CUDA's entry points are declared here so that it builds with gcc alone:
+ * as a jcoll rank does. NCCL's and CUDA's entry points are declared in nccl_bench.h so that it builds with gcc alone:
  *   gcc -O2 -o /tmp/bw_bench benchmarks/gpu/bw_bench.c -L/usr/local/cuda/lib64 -l:libnccl.so.2 -lcudart
  *   /tmp/bw_bench allreduce 2 64M 256M 2 5 20        (op, ranks when forked, min, max, factor, warm-up, iters)
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+#include "nccl_bench.h"
 
-typedef struct { char internal[128]; } ncclUniqueId;
-typedef void *ncclComm_t;
-typedef void *cudaStream_t;
-int ncclGetUniqueId(ncclUniqueId *id);
-int ncclCommInitRank(ncclComm_t *comm, int n, ncclUniqueId id, int rank);
-int ncclAllReduce(const void *s, void *r, size_t count, int type, int op, ncclComm_t c, cudaStream_t st);
-int ncclAllGather(const void *s, void *r, size_t count, int type, ncclComm_t c, cudaStream_t st);
-int ncclReduceScatter(const void *s, void *r, size_t count, int type, int op, ncclComm_t c, cudaStream_t st);
-int ncclAlltoAll(const void *s, void *r, size_t count, int type, ncclComm_t c, cudaStream_t st);
-int ncclCommDestroy(ncclComm_t comm);
-int cudaSetDevice(int device);
-int cudaMalloc(void **p, size_t bytes);
-int cudaMemset(void *p, int value, size_t bytes);
-int cudaStreamCreate(cudaStream_t *s);
-int cudaStreamSynchronize(cudaStream_t s);
-
-enum { FLOAT = 7, SUM = 0 };
-
-#define CHECK(call) do { int rc = (call); if (rc != 0) { fprintf(stderr, "%s failed: %d\n", #call, rc); exit(1); } } while (0)
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
+enum { FLOAT = NCCL_FLOAT, SUM = NCCL_SUM };
 
 static size_t parse_size(const char *s) {
     char *end;
@@ -129,11 +102,6 @@ int main(int argc, char **argv) {
             _exit(0);
         }
     }
-    int failed = 0;
-    for (int r = 0; r < n; r++) {
-        int status;
-        wait(&status);
-        failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    }
+    int failed = wait_ranks(n);
     return failed;
 }

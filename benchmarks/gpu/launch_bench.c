@@ -7,43 +7,16 @@
  *   gcc -O2 -o /tmp/launch_bench benchmarks/gpu/launch_bench.c -L/usr/local/cuda/lib64 -l:libnccl.so.2 -lcudart
  *   /tmp/launch_bench 2 2000
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+#include "nccl_bench.h"
 
-typedef struct { char internal[128]; } ncclUniqueId;
-typedef void *ncclComm_t;
-typedef void *cudaStream_t;
-int ncclGetUniqueId(ncclUniqueId *id);
-int ncclCommInitRank(ncclComm_t *comm, int n, ncclUniqueId id, int rank);
-int ncclAllReduce(const void *s, void *r, size_t count, int type, int op, ncclComm_t c, cudaStream_t st);
-int ncclAllGather(const void *s, void *r, size_t count, int type, ncclComm_t c, cudaStream_t st);
-int ncclReduceScatter(const void *s, void *r, size_t count, int type, int op, ncclComm_t c, cudaStream_t st);
-int ncclBroadcast(const void *s, void *r, size_t count, int type, int root, ncclComm_t c, cudaStream_t st);
-int ncclAlltoAll(const void *s, void *r, size_t count, int type, ncclComm_t c, cudaStream_t st);
-int ncclCommDestroy(ncclComm_t comm);
-int cudaSetDevice(int device);
-int cudaMalloc(void **p, size_t bytes);
-int cudaStreamCreate(cudaStream_t *s);
-int cudaStreamSynchronize(cudaStream_t s);
-
-enum { FLOAT = 7, SUM = 0 };
+enum { FLOAT = NCCL_FLOAT, SUM = NCCL_SUM };
 static const char *OPS[] = {"allreduce", "allgather", "reducescatter", "alltoall", "broadcast"};
 #define NOPS 5
 #define NSIZES 4
 static const size_t SIZES[NSIZES] = {64, 512, 4096, 32768};   /* bytes of the largest buffer, nccl-tests' size */
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-#define CHECK(call) do { int rc = (call); if (rc != 0) { fprintf(stderr, "%s failed: %d\n", #call, rc); exit(1); } } while (0)
 
 static void launch(int op, void *a, void *b, size_t bytes, int n, ncclComm_t c, cudaStream_t st) {
     size_t count = bytes / 4;
@@ -95,12 +68,7 @@ int main(int argc, char **argv) {
             _exit(0);
         }
     }
-    int failed = 0;
-    for (int r = 0; r < n; r++) {
-        int status;
-        wait(&status);
-        failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    }
+    int failed = wait_ranks(n);
     for (int op = 0; op < NOPS; op++) {
         for (int s = 0; s < NSIZES; s++) {
             double launchOnly = 0, total = 0;

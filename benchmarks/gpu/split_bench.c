@@ -1,33 +1,14 @@
 /*
  * ncclCommSplit in C, the peer of `GroupBench split`: N processes (forked, one GPU each) form a communicator,
  * then split it (one color, key = rank) and destroy the result ITERS times; prints the time per split +
- * destroy on the slowest rank. NCCL's and CUDA's entry points are declared here, so that it builds with gcc
+ * destroy on the slowest rank. NCCL's and CUDA's entry points are declared in nccl_bench.h, so that it builds with gcc
  * alone against the host's libnccl.so.2 and libcudart:
  *   gcc -O2 -o /tmp/split_bench benchmarks/gpu/split_bench.c -L/usr/local/cuda/lib64 -l:libnccl.so.2 -lcudart
  *   /tmp/split_bench 2 20
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-typedef struct { char internal[128]; } ncclUniqueId;
-typedef void *ncclComm_t;
-int ncclGetUniqueId(ncclUniqueId *id);
-int ncclCommInitRank(ncclComm_t *comm, int n, ncclUniqueId id, int rank);
-int ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *out, void *config);
-int ncclCommDestroy(ncclComm_t comm);
-int cudaSetDevice(int device);
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-#define CHECK(call) do { int rc = (call); if (rc != 0) { fprintf(stderr, "%s failed: %d\n", #call, rc); exit(1); } } while (0)
+#include "nccl_bench.h"
 
 int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 2;
@@ -54,12 +35,7 @@ int main(int argc, char **argv) {
             _exit(0);
         }
     }
-    int failed = 0;
-    for (int r = 0; r < n; r++) {
-        int status;
-        wait(&status);
-        failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    }
+    int failed = wait_ranks(n);
     double worst = 0;
     for (int r = 0; r < n; r++) {
         worst = seconds[r] > worst ? seconds[r] : worst;
