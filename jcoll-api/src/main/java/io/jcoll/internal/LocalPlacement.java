@@ -35,10 +35,16 @@ final class LocalPlacement {
             store.set("hosts/all", new byte[0]);
         }
         if (store.get("hosts/all", cfg.timeout()).isEmpty()) {
-            long arrived = store.add("hosts/arrived", 0);
-            throw new BootstrapException("bootstrap", cfg.rank(), JcollException.NONE, "only " + arrived + " of "
-                    + cfg.size() + " ranks reached the rendezvous within " + cfg.timeout().toSeconds() + " s "
-                    + "(JCOLL_TIMEOUT); check that every rank was started with the same MASTER_ADDR, MASTER_PORT and "
+            List<Integer> missing = new ArrayList<>();
+            for (int r = 0; r < cfg.size(); r++) {
+                if (store.add("ranks/" + r, 0) == 0) { // every rank that arrived counted itself in (checkShape)
+                    missing.add(r);
+                }
+            }
+            throw new BootstrapException("bootstrap", cfg.rank(), missing.isEmpty() ? JcollException.NONE
+                    : missing.get(0), "only " + (cfg.size() - missing.size()) + " of " + cfg.size() + " ranks reached "
+                    + "the rendezvous within " + cfg.timeout().toSeconds() + " s (JCOLL_TIMEOUT): rank(s) " + missing
+                    + " never arrived; check that every rank was started with the same MASTER_ADDR, MASTER_PORT and "
                     + "WORLD_SIZE");
         }
         long count = store.add(host + "count", 0);

@@ -97,8 +97,9 @@ class LocalPlacementTest {
         });
         for (Ranks.Outcome<String> r : o) {
             assertNull(r.value());
-            assertTrue(r.error().getMessage().contains("only 2 of 3 ranks reached the rendezvous within 2 s"),
-                    String.valueOf(r.error()));
+            assertTrue(r.error().getMessage().contains("only 2 of 3 ranks reached the rendezvous within 2 s "
+                    + "(JCOLL_TIMEOUT): rank(s) [2] never arrived"), String.valueOf(r.error()));
+            assertEquals(2, ((BootstrapException) r.error()).peer());
         }
     }
 }
