@@ -26,7 +26,8 @@ import java.util.concurrent.Semaphore;
 public final class StoreServer implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(StoreServer.class.getName());
-    private static final int MAX_CONNECTIONS = 1024;
+    /** Two a rank where a departure watcher runs (NCCL, MPI), for jobs of a few thousand ranks. */
+    private static final int MAX_CONNECTIONS = 8192;
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(10);
 
     private final ServerSocket listener;
