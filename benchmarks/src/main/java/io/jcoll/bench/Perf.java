@@ -101,7 +101,13 @@ public final class Perf {
     }
 
     /** One measured row. */
-    record Row(long bytes, long count, double[] timeUs, double[] algbw, double[] busbw, long[] wrong) {
+    /** @param p99Us the 99th percentile of single out-of-place calls on the slowest rank; NaN where calls are not
+     *               timed one by one (launched back to back, then one wait) */
+    record Row(long bytes, long count, double[] timeUs, double[] algbw, double[] busbw, long[] wrong, double p99Us) {
+    }
+
+    /** Mean seconds per call, and the 99th percentile of single calls (NaN where they were not timed singly). */
+    private record Timing(double mean, double p99) {
     }
 
     /** Runs the whole sweep; rank 0 prints. Returns the total number of wrong elements. */
@@ -235,7 +241,7 @@ public final class Perf {
         for (int place = 0; place < 2; place++) {
             Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), comm.size(), place == 1, o.skew());
             for (int done = 0; done < calls / 2; done += 100) {
-                loop(comm, o, l, Math.min(100, calls / 2 - done)); // waits every 100 calls: queued work stays bounded
+                loop(comm, o, l, Math.min(100, calls / 2 - done), null); // waits every 100 calls: queued work stays bounded
             }
         }
     }
@@ -253,39 +259,53 @@ public final class Perf {
         double[] alg = new double[2];
         double[] bus = new double[2];
         long[] wrong = new long[2];
+        double p99 = Double.NaN;
         for (int place = 0; place < 2; place++) {
             Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), n, place == 1, o.skew());
-            double seconds = time(comm, o, l, warmup, iters, counted);
+            Timing t = time(comm, o, l, warmup, iters, counted);
+            double seconds = t.mean();
+            p99 = place == 0 ? t.p99() * 1e6 : p99;
             time[place] = seconds * 1e6;
             alg[place] = seconds > 0 ? bytes / seconds / 1e9 : 0;
             bus[place] = alg[place] * o.op().busFactor(n);
             wrong[place] = o.check() ? wrongEverywhere(comm, o, l) : -1;
         }
-        return new Row(bytes, total, time, alg, bus, wrong);
+        return new Row(bytes, total, time, alg, bus, wrong, p99);
     }
 
-    /** Mean seconds per call after warm-up, on the slowest rank. */
-    private static double time(Communicator comm, PerfOptions o, Layout l, int warmup, int iters, boolean counted) {
+    /**
+     * Mean seconds per call after warm-up and the 99th percentile of single calls, each on the slowest rank. A mean
+     * hides the odd call that takes twenty times its neighbours; the percentile shows it.
+     */
+    private static Timing time(Communicator comm, PerfOptions o, Layout l, int warmup, int iters, boolean counted) {
         // warm up the way the timed loop runs (as nccl-tests does), so that the GPU is at its working clocks
         // and the JIT has compiled the very path that is timed
-        loop(comm, o, l, warmup);
+        loop(comm, o, l, warmup, null);
         comm.barrier();
+        long[] single = o.asyncLoop(comm.transport().name()) ? null : new long[iters]; // before the heap is read
         long allocatedBefore = THREADS.getCurrentThreadAllocatedBytes();
         long start = System.nanoTime();
-        loop(comm, o, l, iters);
+        loop(comm, o, l, iters, single);
         long elapsed = System.nanoTime() - start;
         if (counted) {
             timedAllocatedBytes += THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore;
             timedCalls += iters;
         }
-        double mine = elapsed / 1e9 / iters;
-        double[] slowest = {mine};
+        double p99 = Double.NaN;
+        if (single != null && iters > 0) {
+            java.util.Arrays.sort(single);
+            p99 = single[Math.min(iters - 1, (int) Math.ceil(0.99 * iters) - 1)] / 1e9;
+        }
+        double[] slowest = {elapsed / 1e9 / iters, Double.isNaN(p99) ? 0 : p99};
         comm.allReduce(HostBuffer.of(slowest), ReduceOp.MAX);
-        return slowest[0];
+        return new Timing(slowest[0], Double.isNaN(p99) ? Double.NaN : slowest[1]);
     }
 
-    /** {@code n} calls: launched back to back and one wait where the transport queues work, else one by one. */
-    private static void loop(Communicator comm, PerfOptions o, Layout l, int n) {
+    /**
+     * {@code n} calls: launched back to back and one wait where the transport queues work, else one by one, each
+     * call's nanoseconds into {@code single} when it is given.
+     */
+    private static void loop(Communicator comm, PerfOptions o, Layout l, int n, long[] single) {
         if (o.asyncLoop(comm.transport().name())) {
             io.jcoll.Request last = null;
             for (int i = 0; i < n; i++) {
@@ -296,7 +316,11 @@ public final class Perf {
             }
         } else {
             for (int i = 0; i < n; i++) {
+                long t = single == null ? 0 : System.nanoTime();
                 o.op().run(comm, l, o.redop(), o.root());
+                if (single != null) {
+                    single[i] = System.nanoTime() - t;
+                }
             }
         }
     }
@@ -325,17 +349,17 @@ public final class Perf {
                 + ", timing: " + (o.asyncLoop(comm.transport().name()) ? "all iterations launched, then one wait"
                 : "one blocking call after another"));
         out.println("#");
-        out.println("#                                                              out-of-place                       in-place          ");
-        out.println("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong");
-        out.println("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ");
+        out.println("#                                                              out-of-place                       in-place                    ");
+        out.println("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong      p99");
+        out.println("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)            (us)");
     }
 
     private static void line(PrintStream out, PerfOptions o, Row r) {
         String redop = o.op().reduces() ? o.redop().toString() : "none";
         int root = o.op() == Collective.BROADCAST || o.op() == Collective.REDUCE || o.op() == Collective.GATHER
                 || o.op() == Collective.SCATTER ? o.root() : -1;
-        out.printf(Locale.ROOT, "%12d  %12d  %8s  %6s  %6d  %s  %s%n", r.bytes(), r.count(), o.type().ncclName(), redop, root,
-                cells(r, 0), cells(r, 1));
+        out.printf(Locale.ROOT, "%12d  %12d  %8s  %6s  %6d  %s  %s  %7s%n", r.bytes(), r.count(), o.type().ncclName(),
+                redop, root, cells(r, 0), cells(r, 1), Double.isNaN(r.p99Us()) ? "-" : time(r.p99Us()));
     }
 
     private static String cells(Row r, int p) {
