@@ -211,15 +211,8 @@ public final class StoreClient implements Store {
         if (purpose == Handshake.PURPOSE_STORE && !requesting && broken == null && !socket.isClosed()) {
             synchronized (this) {
                 try {
-                    socket.setSoTimeout(1_000);
-                    out.writeByte(StoreProtocol.LEAVE);
-                    byte[] k = StoreProtocol.keyBytes("leave");
-                    out.writeShort(k.length);
-                    out.write(k);
-                    out.flush();
-                    in.readByte();
-                    StoreProtocol.readSized(in, StoreProtocol.MAX_VALUE, "store reply");
-                } catch (IOException ignored) {
+                    request(StoreProtocol.LEAVE, "leave", () -> { }, 0, 1_000);
+                } catch (StoreUnreachableException ignored) {
                     // the store is gone already: nobody is left to mistake this for a death
                 }
             }

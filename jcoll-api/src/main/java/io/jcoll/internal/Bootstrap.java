@@ -62,14 +62,12 @@ public final class Bootstrap {
         try {
             Store store;
             InetAddress advertise;
-            HostedStore hostedHere = null;
             if (cfg.size() == 1) {
                 store = new MemoryStore();
                 rendezvous = store;
                 advertise = InetAddress.getLoopbackAddress();
             } else if (rank == 0) {
                 HostedStore hosted = hostedEarly != null ? hostedEarly : host(cfg);
-                hostedHere = hosted;
                 rendezvous = hosted;
                 store = hosted.server.local();
                 advertise = InetAddress.getByName(cfg.masterAddr());
@@ -85,7 +83,9 @@ public final class Bootstrap {
             long generation = store.add("jcoll/generation/rank" + rank, 1);
             Store scoped = store.scoped("jcoll/comm" + generation + "/");
             long hostId = HostIdentity.of(settings);
-            cfg = LocalPlacement.count(scoped, cfg, hostId);
+            CpuPlacement cpus = new CpuPlacement(settings);
+            LocalPlacement.Host host = LocalPlacement.count(scoped, cfg, hostId, cpus.mask());
+            cfg = host.cfg();
 
             // providers probe with this rank's place as the job configuration resolved it (a launcher's variables
             // included), so that, say, NCCL's probe checks the GPU of this rank's local rank
@@ -94,8 +94,6 @@ public final class Bootstrap {
                     .with("JCOLL_LOCAL_RANK", Integer.toString(cfg.localRank()))
                     .with("JCOLL_LOCAL_WORLD_SIZE", Integer.toString(cfg.localSize()));
             Map<String, Availability> local = TransportSelection.probe(providers, placed);
-            CpuPlacement cpus = new CpuPlacement(settings);
-            cpus.publish(scoped, hostId, cfg.localRank(), rank); // before the exchange: read after it
             List<TransportSelection.Verdict> verdicts =
                     TransportSelection.exchange(scoped, rank, cfg.size(), local, cfg.timeout());
             TransportSelection.Choice choice =
@@ -108,13 +106,13 @@ public final class Bootstrap {
             // the GPU the NCCL transport takes for this rank (GpuRuntime.deviceFor's rule)
             int gpu = choice.info().name().equals("nccl") ? settings.getInt("JCOLL_DEVICE", cfg.localRank()) : -1;
             io.jcoll.TransportInfo info = withWarnings(choice.info(),
-                    cpus.warnings(scoped, hostId, rank, cfg.localSize(), gpu), rank);
+                    cpus.warnings(host.notes(), rank, gpu), rank);
             LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + info);
             DepartureWatch watch = null;
             if (cfg.size() > 1 && !transport.detectsDeadPeers()) {
                 StoreClient own = rank == 0 ? null : StoreClient.connectWatcher(new InetSocketAddress(cfg.masterAddr(),
                         cfg.masterPort()), cfg.token(), rank, cfg.size(), cfg.timeout());
-                watch = new DepartureWatch(rank == 0 ? hostedHere.server.local() : own, own, rank);
+                watch = new DepartureWatch(rank == 0 ? store : own, own, rank); // rank 0: the hosted store itself
                 AutoCloseable store0 = rendezvous;
                 DepartureWatch watching = watch;
                 rendezvous = () -> {

@@ -1,6 +1,5 @@
 package io.jcoll.internal;
 
-import io.jcoll.bootstrap.Store;
 import io.jcoll.probe.CpuAffinity;
 import io.jcoll.probe.GpuDevice;
 import io.jcoll.probe.LaunchEnvironment;
@@ -9,8 +8,6 @@ import io.jcoll.probe.SystemFiles;
 import io.jcoll.probe.Warning;
 import io.jcoll.spi.Settings;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,9 +16,8 @@ import java.util.Optional;
 
 /**
  * Where a rank may run, against what it needs: too few CPUs for a JVM running collectives, CPUs only on other NUMA
- * nodes than its GPU's, CPUs that other ranks of its host are bound to as well. The masks of a host's ranks meet
- * in the store under the host's name ({@link #publish} before the ranks' first exchange, {@link #warnings} after
- * it, when every rank has published), so each rank reads only its own host's.
+ * nodes than its GPU's, CPUs that other ranks of its host are bound to as well. The masks of a host's ranks travel
+ * with the count of the host's ranks ({@link LocalPlacement}), so each rank reads only its own host's.
  */
 final class CpuPlacement {
 
@@ -37,41 +33,28 @@ final class CpuPlacement {
         this.launcher = LaunchEnvironment.detect(settings);
     }
 
-    private static String key(long hostId, int localRank) {
-        return "cpus/host" + Long.toHexString(hostId) + "/" + localRank;
-    }
-
-    /** Puts this rank's mask where the other ranks of its host will look. */
-    void publish(Store store, long hostId, int localRank, int rank) {
-        if (mine.problem() == null) {
-            store.set(key(hostId, localRank), (rank + "|" + CpuAffinity.ranges(mine.allowed()))
-                    .getBytes(StandardCharsets.UTF_8));
-        }
+    /** This rank's mask as the kernel writes a CPU list, or empty where it could not be read. */
+    String mask() {
+        return mine.problem() == null ? CpuAffinity.ranges(mine.allowed()) : "";
     }
 
     /**
      * Everything wrong with this rank's placement, each with its fix.
      *
+     * @param hostMasks  the masks of this host's ranks, by rank ({@link #mask}; empty where unread)
      * @param gpuOrdinal the CUDA device this rank drives, or -1 for none
      */
-    List<Warning> warnings(Store store, long hostId, int rank, int localSize, int gpuOrdinal) {
+    List<Warning> warnings(Map<Integer, String> hostMasks, int rank, int gpuOrdinal) {
         List<Warning> found = new ArrayList<>();
         mine.warning(launcher).ifPresent(found::add);
         gpu(gpuOrdinal).ifPresent(g -> mine.numaWarning(g, CpuAffinity.cpusOfNode(files, g.numaNode()), launcher)
                 .ifPresent(found::add));
-        Map<Integer, List<Integer>> masks = new HashMap<>();
-        for (int local = 0; local < localSize && mine.problem() == null; local++) {
-            // every rank published before the exchange that preceded this: a missing key is a rank whose mask
-            // could not be read, or a LOCAL_WORLD_SIZE that does not match the host, and is passed over
-            store.get(key(hostId, local), Duration.ZERO).ifPresent(v -> {
-                String[] f = new String(v, StandardCharsets.UTF_8).split("\\|", 2);
-                if (f.length == 2) {
-                    masks.put(Integer.parseInt(f[0]), CpuAffinity.parseList(f[1]));
-                }
-            });
+        if (mine.problem() == null) {
+            Map<Integer, List<Integer>> masks = new HashMap<>();
+            hostMasks.forEach((r, list) -> masks.put(r, CpuAffinity.parseList(list)));
+            masks.put(rank, mine.allowed());
+            CpuAffinity.overlapWarning(rank, masks, mine.online()).ifPresent(found::add);
         }
-        masks.put(rank, mine.allowed());
-        CpuAffinity.overlapWarning(rank, masks, mine.online()).ifPresent(found::add);
         return found;
     }
 

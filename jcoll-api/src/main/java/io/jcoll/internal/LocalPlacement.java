@@ -7,7 +7,10 @@ import io.jcoll.exceptions.JcollException;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,14 +26,25 @@ final class LocalPlacement {
     private LocalPlacement() {
     }
 
-    static JobConfig count(Store store, JobConfig cfg, long hostId) {
+    /**
+     * This rank's host as the ranks counted it.
+     *
+     * @param cfg   the configuration with this rank's local rank and size counted
+     * @param notes what each rank of the host said of itself, by rank (its CPU mask: {@link CpuPlacement})
+     */
+    record Host(JobConfig cfg, Map<Integer, String> notes) {
+    }
+
+    /** Counts the ranks of each host; {@code note} travels with this rank's slot to the others of its host. */
+    static Host count(Store store, JobConfig cfg, long hostId, String note) {
         if (cfg.size() == 1) {
-            return cfg.withLocal(0, 1);
+            return new Host(cfg.withLocal(0, 1), Map.of(cfg.rank(), note));
         }
         checkShape(store, cfg);
         String host = "hosts/" + Long.toHexString(hostId) + "/";
         long slot = store.add(host + "count", 1) - 1;
-        store.set(host + slot, ByteBuffer.allocate(4).putInt(cfg.rank()).array());
+        byte[] text = note.getBytes(StandardCharsets.UTF_8);
+        store.set(host + slot, ByteBuffer.allocate(4 + text.length).putInt(cfg.rank()).put(text).array());
         if (store.add("hosts/arrived", 1) == cfg.size()) {
             store.set("hosts/all", new byte[0]);
         }
@@ -49,9 +63,14 @@ final class LocalPlacement {
         }
         long count = store.add(host + "count", 0);
         List<Integer> ranks = new ArrayList<>();
+        Map<Integer, String> notes = new HashMap<>();
         for (long s = 0; s < count; s++) {
             Optional<byte[]> r = store.get(host + s, cfg.timeout()); // written before its writer counted itself in
-            r.ifPresent(v -> ranks.add(ByteBuffer.wrap(v).getInt()));
+            r.ifPresent(v -> {
+                int who = ByteBuffer.wrap(v).getInt();
+                ranks.add(who);
+                notes.put(who, new String(v, 4, v.length - 4, StandardCharsets.UTF_8));
+            });
         }
         ranks.sort(null);
         int localRank = ranks.indexOf(cfg.rank());
@@ -69,7 +88,7 @@ final class LocalPlacement {
                     + "placement, leave LOCAL_RANK and LOCAL_WORLD_SIZE unset to let jcoll count them, or give hosts "
                     + "that share a name distinct JCOLL_HOST_ID values");
         }
-        return cfg.withLocal(localRank, localSize);
+        return new Host(cfg.withLocal(localRank, localSize), notes);
     }
 
     /**

@@ -97,7 +97,7 @@ public final class Launcher {
                 i++;
                 break;
             } else if (a.equals("-n") || a.equals("--ranks") || a.equals("--nproc-per-node")) {
-                ranks = parseRanks(value(argv, ++i, a));
+                ranks = whole(value(argv, ++i, a), a, 1, 1024);
             } else if (a.equals("--nnodes")) {
                 nnodes = whole(value(argv, ++i, a), a, 1, 100_000);
             } else if (a.equals("--node-rank")) {
@@ -147,13 +147,14 @@ public final class Launcher {
         if (masterPort == null && env.containsKey("MASTER_PORT")) {
             masterPort = whole(env.get("MASTER_PORT"), "MASTER_PORT", 1, 65535);
         }
-        masterAddr = masterAddr != null ? masterAddr : env.get("MASTER_ADDR");
         if (nnodes == null || nnodes == 1) {
             if (nodeRank != null && nodeRank != 0) {
                 throw new IllegalArgumentException("--node-rank " + nodeRank + " needs --nnodes above " + nodeRank);
             }
-            return new Nodes(1, 0, masterAddr == null ? "127.0.0.1" : masterAddr, masterPort == null ? 0 : masterPort);
+            // one node: its ranks meet on loopback, whatever MASTER_ADDR the caller's environment holds
+            return new Nodes(1, 0, "127.0.0.1", masterPort == null ? 0 : masterPort);
         }
+        masterAddr = masterAddr != null ? masterAddr : env.get("MASTER_ADDR");
         List<String> missing = new ArrayList<>();
         if (nodeRank == null) {
             missing.add("--node-rank");
@@ -191,18 +192,6 @@ public final class Launcher {
             throw new IllegalArgumentException(option + " needs a value");
         }
         return argv.get(i);
-    }
-
-    private static int parseRanks(String v) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n < 1 || n > 1024) {
-                throw new IllegalArgumentException("-n " + v + ": ranks must be 1 to 1024");
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("-n " + v + " is not a number");
-        }
     }
 
     /** Starts the ranks and supervises them; returns 0 if every rank exited 0. */

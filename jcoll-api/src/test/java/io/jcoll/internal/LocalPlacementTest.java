@@ -32,7 +32,7 @@ class LocalPlacementTest {
         MemoryStore store = new MemoryStore();
         return Ranks.outcomes(size, Duration.ofSeconds(30), rank -> {
             JobConfig c = LocalPlacement.count(store, config(rank, size, given.getOrDefault(rank, Map.of())),
-                    hostOf[rank]);
+                    hostOf[rank], "").cfg();
             return c.localRank() + "/" + c.localSize();
         });
     }
@@ -48,6 +48,16 @@ class LocalPlacementTest {
         // 3 ranks on one host, 2 on another, 1 alone: sizes 3, 2, 1
         assertEquals(List.of("0/3", "0/2", "1/3", "1/2", "2/3", "0/1"), place(6, new long[] {5, 6, 5, 6, 5, 8},
                 Map.of()).stream().map(Ranks.Outcome::get).toList());
+    }
+
+    @Test
+    void eachRankHearsWhatTheRanksOfItsOwnHostSaidOfThemselves() {
+        MemoryStore store = new MemoryStore();
+        long[] hostOf = {7, 9, 7, 9};
+        List<Ranks.Outcome<Map<Integer, String>>> o = Ranks.outcomes(4, Duration.ofSeconds(30), rank ->
+                LocalPlacement.count(store, config(rank, 4, Map.of()), hostOf[rank], "cpus-of-" + rank).notes());
+        assertEquals(Map.of(0, "cpus-of-0", 2, "cpus-of-2"), o.get(0).get());
+        assertEquals(Map.of(1, "cpus-of-1", 3, "cpus-of-3"), o.get(3).get());
     }
 
     @Test
@@ -73,14 +83,14 @@ class LocalPlacementTest {
         MemoryStore store = new MemoryStore();
         List<Ranks.Outcome<String>> o = Ranks.outcomes(3, Duration.ofSeconds(30), rank -> {
             // rank 2 believes the job has 4 ranks (its node was started with another --nproc-per-node)
-            JobConfig c = LocalPlacement.count(store, config(rank, rank == 2 ? 4 : 3, Map.of()), rank);
+            JobConfig c = LocalPlacement.count(store, config(rank, rank == 2 ? 4 : 3, Map.of()), rank, "").cfg();
             return c.localRank() + "/" + c.localSize();
         });
         BootstrapException e = assertInstanceOf(BootstrapException.class, o.get(2).error());
         assertTrue(e.getMessage().contains("started with WORLD_SIZE=4 but rank 0 with 3"), e.getMessage());
         MemoryStore twice = new MemoryStore();
         List<Ranks.Outcome<String>> dup = Ranks.outcomes(2, Duration.ofSeconds(30), thread -> {
-            JobConfig c = LocalPlacement.count(twice, config(1, 2, Map.of()), thread); // both claim rank 1
+            JobConfig c = LocalPlacement.count(twice, config(1, 2, Map.of()), thread, "").cfg(); // both claim rank 1
             return c.localRank() + "/" + c.localSize();
         });
         long named = dup.stream().filter(d -> d.error() != null && d.error().getMessage()
@@ -92,7 +102,7 @@ class LocalPlacementTest {
     void aRankThatNeverArrivesIsReportedAtTheTimeout() {
         MemoryStore store = new MemoryStore();
         List<Ranks.Outcome<String>> o = Ranks.outcomes(2, Duration.ofSeconds(30), rank -> {
-            JobConfig c = LocalPlacement.count(store, config(rank, 3, Map.of()), 1);
+            JobConfig c = LocalPlacement.count(store, config(rank, 3, Map.of()), 1, "").cfg();
             return c.localRank() + "/" + c.localSize();
         });
         for (Ranks.Outcome<String> r : o) {
