@@ -146,7 +146,9 @@ class MpiFaultTest {
             if (m.find()) {
                 long late = Long.parseLong(m.group(1)) - sent;
                 System.out.println("SIGSTOP under mpirun: rank " + r + " named rank 1 " + late + " ms after the signal");
-                assertTrue(late < 5_000 + 1_500, "named " + late + " ms after the signal, JCOLL_TIMEOUT is 5 s");
+                // a survivor still in the call where rank 1 stopped times out first and waits for the one already
+                // in the next call (ahead by that call's start: up to a second for 64 MB on two busy cores)
+                assertTrue(late < 5_000 + 2_500, "named " + late + " ms after the signal, JCOLL_TIMEOUT is 5 s");
             }
         }
     }

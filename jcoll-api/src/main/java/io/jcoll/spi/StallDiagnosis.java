@@ -8,7 +8,9 @@ import io.jcoll.exceptions.PeerFailureException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Finds who really stalled a collective. When one rank stops, every other rank
@@ -16,17 +18,27 @@ import java.util.List;
  * "the peer I waited for" is usually wrong. Each failing rank records in the
  * rendezvous store that it reached the collective; a rank that timed out then
  * waits a moment for the others' records, and names the ranks that never
- * reached it.
+ * reached it. When no other rank has recorded anything, it waits longer for a
+ * rank that is already in the next call (whose deadline comes later), before
+ * concluding that everyone else is silent.
  */
 public final class StallDiagnosis {
 
     /** A running rank notices its deadline within milliseconds; one that noticed this much later was not running. */
     private static final long LATE_MILLIS = 200;
 
+    /** The longest wait for a first record from any other rank, when none came within the patience. */
+    private static final Duration MAX_STRAGGLE = Duration.ofSeconds(10);
+
+    /** A counter of the records written, so that a rank waiting for any record asks once per poll, not per rank. */
+    private static final String COUNT = "failed/count";
+    private static final long POLL_MILLIS = 20;
+
     private final Store store;
     private final int rank;
     private final int size;
     private final Duration patience;
+    private final Duration straggle;
 
     public StallDiagnosis(Store store, int rank, int size, Duration timeout) {
         // a rank cut off from rank 0 would otherwise wait on each unanswered query for the store client's slack
@@ -38,6 +50,9 @@ public final class StallDiagnosis {
         // they entered the call); half a second keeps a failure's report within JCOLL_TIMEOUT + 1 s
         this.patience = timeout.dividedBy(2).compareTo(Duration.ofMillis(500)) < 0 ? timeout.dividedBy(2)
                 : Duration.ofMillis(500);
+        // a rank ahead in the next call times out later by that call's start: at most one call, and so at most one
+        // timeout; capped so that a job where every other rank is gone still reports in bounded time
+        this.straggle = timeout.compareTo(MAX_STRAGGLE) < 0 ? timeout : MAX_STRAGGLE;
     }
 
     /** Records that this rank reached {@code call} and failed in it, and when. Best effort. */
@@ -72,6 +87,7 @@ public final class StallDiagnosis {
                 return Failure.decode(earlier.get()).millis();
             }
             store.set(key(rank), new Failure(call.sequence(), now, lateMillis).encode());
+            store.add(COUNT, 1);
         } catch (RuntimeException ignored) {
             // the store may be gone with rank 0; the diagnosis then stays with what this rank saw
         }
@@ -79,24 +95,53 @@ public final class StallDiagnosis {
     }
 
     /**
-     * The other ranks' failure records, waiting up to the patience for each; a rank without one is absent.
+     * The other ranks' failure records, waiting up to the patience for each; a rank without one is absent. When no
+     * other rank has recorded anything by then and there are more than two ranks, this rank may be the only one
+     * whose deadline has passed: the others can be in the next call (they finished this one before its stalled rank
+     * stopped), which started later and so times out later. It then waits up to the straggle for a first record
+     * before looking again, so that a rank ahead is not taken for one that is silent.
      *
      * @return records by rank (null where absent, and for this rank), or null if the store is gone
      */
     private Failure[] records() {
-        Failure[] byRank = new Failure[size];
-        long deadline = System.nanoTime() + patience.toNanos();
         try {
-            for (int r = 0; r < size; r++) {
-                if (r != rank) {
-                    byRank[r] = store.get(key(r), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
-                            .map(Failure::decode).orElse(null);
-                }
+            Failure[] byRank = recordsWithin(patience);
+            if (size > 2 && Arrays.stream(byRank).allMatch(Objects::isNull) && firstOtherRecordWithin(straggle)) {
+                byRank = recordsWithin(patience);
             }
+            return byRank;
         } catch (RuntimeException storeGone) {
             return null;
         }
+    }
+
+    private Failure[] recordsWithin(Duration wait) {
+        Failure[] byRank = new Failure[size];
+        long deadline = System.nanoTime() + wait.toNanos();
+        for (int r = 0; r < size; r++) {
+            if (r != rank) {
+                byRank[r] = store.get(key(r), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
+                        .map(Failure::decode).orElse(null);
+            }
+        }
         return byRank;
+    }
+
+    /** Whether a rank besides this one records a failure within {@code wait}. */
+    private boolean firstOtherRecordWithin(Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (store.add(COUNT, 0) < 2) {
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

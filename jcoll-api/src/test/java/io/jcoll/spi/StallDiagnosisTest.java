@@ -67,6 +67,44 @@ class StallDiagnosisTest {
     }
 
     /**
+     * Rank 1 stopped after rank 2 had finished #7 but before this rank had: rank 2 is in #8, which started later
+     * and times out later, well after this rank's patience. The diagnosis waits for it rather than calling
+     * both others silent and saying nothing.
+     */
+    @Test
+    void aRankAheadThatTimesOutLaterIsAwaitedBeforeNamingTheStalledOne() throws Exception {
+        MemoryStore store = new MemoryStore();
+        Thread ahead = new Thread(() -> {
+            try {
+                Thread.sleep(1_200); // its deadline in #8 comes later than this rank's in #7 by #8's start
+                failedIn(store, 2, 3, sequence(8));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        ahead.start();
+        long start = System.nanoTime();
+        JcollException named = new StallDiagnosis(store, 0, 3, Duration.ofSeconds(5)).explain(CALL, timeout());
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        ahead.join();
+        assertEquals(1, named.peer(), named.getMessage());
+        assertTrue(named.getMessage().contains("rank(s) [1] never reached allReduce #7"), named.getMessage());
+        assertTrue(millis >= 1_000 && millis < 5_000, "waited " + millis + " ms for the rank ahead");
+    }
+
+    /** When every other rank stays silent, the wait for a first record ends with the straggle, not never. */
+    @Test
+    void whenEveryOtherRankIsSilentTheTimeoutStandsAfterABoundedWait() {
+        MemoryStore store = new MemoryStore();
+        CollectiveTimeoutException plain = timeout();
+        long start = System.nanoTime();
+        JcollException said = new StallDiagnosis(store, 0, 3, Duration.ofMillis(400)).explain(CALL, plain);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertSame(plain, said);
+        assertTrue(millis >= 400 && millis < 2_000, "waited " + millis + " ms");
+    }
+
+    /**
      * A stopped rank that its launcher continues as the job ends records a failure too, but noticed its deadline
      * long after it passed: that lateness names it, not the rank that merely timed out with everyone else.
      */
