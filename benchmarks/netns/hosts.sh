@@ -6,6 +6,10 @@
 #   hosts.sh up N [--rate 1gbit] [--delay 2ms]     build them (removing any left from an earlier run)
 #   hosts.sh down                                  remove every namespace, veth and the bridge
 #   hosts.sh cut K | heal K                        take host K's link down (a partition) or up again
+#   hosts.sh slow K J RATE                         shape traffic between hosts K and J alone to RATE (both ways;
+#                                                  htb on each one's eth0, other traffic at the link's rate)
+#   hosts.sh block K J                             host K drops every packet to host J (a blackhole route; this
+#                                                  machine has no iptables or nft): K and J cannot connect
 #   hosts.sh run N [--rate R] [--delay D] -- CMD   up, run CMD, down, even when CMD fails or is interrupted;
 #                                                  CMD sees HOSTS=N and can start a process on host k with
 #                                                  `ip netns exec jc-h<k> ...` (address 10.77.0.<k+1>)
@@ -33,6 +37,7 @@ down() {
     ip link delete "$dev" 2>/dev/null || true
   done
   ip link delete "$BRIDGE" 2>/dev/null || true
+  rm -f "/run/$PREFIX.rate"
 }
 
 shape() {  # $1: namespace or "" for the root; $2: device; $3: rate; $4: delay
@@ -60,6 +65,7 @@ up() {
   done
   [[ $n -ge 1 && $n -le 200 ]] || { echo "hosts.sh: N must be 1..200" >&2; exit 2; }
   down
+  echo "${rate:-10gbit}" > "/run/$PREFIX.rate"
   ip link add "$BRIDGE" type bridge
   ip link set "$BRIDGE" up
   for ((k = 0; k < n; k++)); do
@@ -74,6 +80,20 @@ up() {
     shape "" "v$ns" "$rate" ""          # bridge -> host (the delay once per direction is enough on one side)
   done
   echo "hosts.sh: $n hosts up (${rate:-unshaped}${delay:+, delay $delay}): ${PREFIX}0..${PREFIX}$((n - 1)) at $NET.1..$NET.$n"
+}
+
+slow() {  # slow K J RATE: host K's traffic to J and J's to K through a class of RATE
+  local k=$1 j=$2 rate=$3 link a b
+  link=$(cat "/run/$PREFIX.rate" 2>/dev/null || echo 10gbit)
+  for pair in "$k $j" "$j $k"; do
+    set -- $pair; a=$1; b=$2
+    local run=(ip netns exec "$PREFIX$a")
+    "${run[@]}" tc qdisc del dev eth0 root 2>/dev/null || true
+    "${run[@]}" tc qdisc add dev eth0 root handle 1: htb default 10
+    "${run[@]}" tc class add dev eth0 parent 1: classid 1:10 htb rate "$link"
+    "${run[@]}" tc class add dev eth0 parent 1: classid 1:30 htb rate "$rate"
+    "${run[@]}" tc filter add dev eth0 parent 1: protocol ip u32 match ip dst "$NET.$((b + 1))/32" flowid 1:30
+  done 2>&1 | grep -v "quantum of class" >&2 || true
 }
 
 launch() {
@@ -104,6 +124,8 @@ case $cmd in
   down) down ;;
   cut) ip link set "v$PREFIX$1" down ;;
   heal) ip link set "v$PREFIX$1" up ;;
+  slow) slow "$@" ;;
+  block) ip netns exec "$PREFIX$1" ip route add blackhole "$NET.$(($2 + 1))/32" ;;
   exec) k=$1; shift; exec ip netns exec "$PREFIX$k" "$@" ;;
   launch) launch "$@" ;;
   run)
@@ -115,5 +137,5 @@ case $cmd in
     up "$n" "${opts[@]}"
     HOSTS=$n "$@"
     ;;
-  *) sed -n '2,15p' "$0"; exit 2 ;;
+  *) sed -n '2,19p' "$0"; exit 2 ;;
 esac

@@ -93,9 +93,25 @@ roce_gids() { # roce_gids NAME PORT NDEV IPV4_HEX_GROUPS (such as 0a14:000b): th
   gid "$1" "$2" 3 "0000:0000:0000:0000:0000:ffff:$4" "RoCE v2" "$3"
 }
 
+limits() { # limits MEMLOCK_SOFT MEMLOCK_HARD: /proc/self/limits as the kernel prints it
+  put /proc/self/limits "$(printf '%-26s%-21s%-21s%-10s\n' "Limit" "Soft Limit" "Hard Limit" "Units" \
+    "Max cpu time" unlimited unlimited seconds "Max open files" 1048576 1048576 files \
+    "Max locked memory" "$1" "$2" bytes "Max address space" unlimited unlimited bytes)"
+}
+sockets() { # sockets RMEM_MAX WMEM_MAX TCP_RMEM_MAX TCP_WMEM_MAX
+  put /proc/sys/net/core/rmem_max "$1"; put /proc/sys/net/core/wmem_max "$2"
+  put /proc/sys/net/ipv4/tcp_rmem "4096	131072	$3"; put /proc/sys/net/ipv4/tcp_wmem "4096	16384	$4"
+}
+kernel() { put /proc/sys/kernel/osrelease "$1"; }
+verbs() { # verbs PROVIDER...: rdma-core's libibverbs and its provider plugins (empty files stand for them)
+  put /usr/lib/x86_64-linux-gnu/libibverbs.so.1 ""
+  local p; for p in "$@"; do put "/usr/lib/x86_64-linux-gnu/libibverbs/lib$p-rdmav34.so" ""; done
+}
+tuned() { limits unlimited unlimited; sockets 67108864 67108864 67108864 67108864; }
+
 # --- an 8-GPU node with 8 InfiniBand adapters (DGX H100 style): each GPU shares a PCIe switch with one adapter
 R="$here/dgx-h100-8ib"; rm -rf "$R"; mkdir -p "$R"
-driver 570.86.15; peermem
+driver 570.86.15; peermem; tuned; kernel 5.15.0-131-generic; verbs mlx5
 buses=(18 2a 3a 5d 9a ab ba db)
 for i in 0 1 2 3 4 5 6 7; do
   b=${buses[$i]}; numa=$((i / 4)); hb="pci0000:$b"
@@ -117,7 +133,7 @@ routes "eno1 00000000 01000A0A 0003 100 00000000" "eno1 00000A0A 00000000 0001 1
 
 # --- a RoCE node: ConnectX-6 Dx at MTU 9000; GPUs 0-1 share its switch, GPUs 2-3 hang off another root port
 R="$here/roce-cx6-mtu9000"; rm -rf "$R"; mkdir -p "$R"
-driver 570.86.15; peermem
+driver 570.86.15; peermem; tuned; kernel 6.8.0-49-generic; verbs mlx5
 gpu 0000:17:00.0 "NVIDIA A100-SXM4-80GB" 0 "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0" 0
 gpu 0000:18:00.0 "NVIDIA A100-SXM4-80GB" 1 "pci0000:15/0000:15:01.0/0000:16:01.0/0000:18:00.0" 0
 gpu 0000:27:00.0 "NVIDIA A100-SXM4-80GB" 2 "pci0000:15/0000:15:03.0/0000:26:00.0/0000:27:00.0" 0
@@ -136,7 +152,7 @@ routes "eno1 00000000 0101A8C0 0003 100 00000000" "eno1 0001A8C0 00000000 0001 1
 
 # --- the same kind of RoCE node set up wrong: MTU 1500 and no peer-memory module
 R="$here/roce-mtu1500-nopeermem"; rm -rf "$R"; mkdir -p "$R"
-driver 570.86.15; no_peermem
+driver 570.86.15; no_peermem; tuned; kernel 5.4.0-216-generic; verbs mlx5
 gpu 0000:17:00.0 "NVIDIA L40S" 0 "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0" 0
 gpu 0000:18:00.0 "NVIDIA L40S" 1 "pci0000:15/0000:15:01.0/0000:16:01.0/0000:18:00.0" 0
 nic="pci0000:15/0000:15:01.0/0000:16:02.0/0000:19:00.0"
@@ -150,7 +166,7 @@ routes "ens1f0np0 00000000 0100140A 0003 0 00000000" "ens1f0np0 0000140A 0000000
 
 # --- an InfiniBand node whose only adapter port is DOWN (cable out: the port polls for a peer)
 R="$here/ib-port-down"; rm -rf "$R"; mkdir -p "$R"
-driver 570.86.15; peermem
+driver 570.86.15; peermem; tuned; kernel 5.15.0-131-generic; verbs mlx5
 gpu 0000:17:00.0 "NVIDIA H100 PCIe" 0 "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0" 0
 nic="pci0000:15/0000:15:01.0/0000:16:01.0/0000:18:00.0"
 pci "$nic" 0
@@ -163,11 +179,34 @@ routes "eth0 00000000 0100000A 0003 100 00000000" "eth0 0000000A 00000000 0001 1
 
 # --- a cloud VM with Ethernet only (one GPU, ENA-style interface with MTU 9001 and no speed file)
 R="$here/cloud-vm-ethernet"; rm -rf "$R"; mkdir -p "$R"
-driver 570.86.15
+driver 570.86.15; tuned; kernel 6.8.0-1021-aws
 gpu 0000:00:1e.0 "NVIDIA A10G" 0 "pci0000:00/0000:00:1e.0" -1
 netif lo unknown 65536 - 772
 netif ens5 up 9001 - 1 "pci0000:00/0000:00:05.0"
 pci "pci0000:00/0000:00:05.0" -1
 netif docker0 down 1500 - 1
 routes "ens5 00000000 01201FAC 0003 100 00000000" "ens5 00201FAC 00000000 0001 100 00F0FFFF"
+# --- a RoCE node without nvidia_peermem where DMA-BUF serves (kernel 6.8, open modules), set up with the
+#     distribution's defaults: locked memory 64 KiB, and rdma-core's libibverbs without the mlx5 provider
+R="$here/roce-dmabuf-defaults"; rm -rf "$R"; mkdir -p "$R"
+driver 570.86.15; no_peermem; limits 65536 65536; sockets 212992 212992 6291456 4194304
+kernel 6.8.0-49-generic; verbs
+gpu 0000:17:00.0 "NVIDIA H100 PCIe" 0 "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0" 0
+nic="pci0000:15/0000:15:01.0/0000:16:01.0/0000:18:00.0"
+pci "$nic" 0
+adapter mlx5_0 "$nic" MT4129 28.39.1002
+port mlx5_0 1 "4: ACTIVE" "5: LinkUp" Ethernet "200 Gb/sec (4X HDR)"
+roce_gids mlx5_0 1 ens2np0 0a1e:0005
+netif lo unknown 65536 - 772
+netif ens2np0 up 9000 200000 1 "$nic"
+routes "ens2np0 00000000 01001E0A 0003 0 00000000" "ens2np0 00001E0A 00000000 0001 0 00FFFFFF"
+
+# --- an Ethernet-only node as installed: socket buffer limits at the kernel's defaults
+R="$here/ethernet-untuned"; rm -rf "$R"; mkdir -p "$R"
+driver 570.86.15; limits 8388608 8388608; sockets 212992 212992 6291456 4194304; kernel 6.1.0-28-amd64
+gpu 0000:3b:00.0 "NVIDIA L4" 0 "pci0000:3a/0000:3a:00.0/0000:3b:00.0" 0
+netif lo unknown 65536 - 772
+netif eno1 up 1500 25000 1 "pci0000:00/0000:00:1c.0/0000:01:00.0"
+pci "pci0000:00/0000:00:1c.0/0000:01:00.0" 0
+routes "eno1 00000000 0100A8C0 0003 100 00000000" "eno1 0000A8C0 00000000 0001 100 00FFFFFF"
 echo "fixture machines written under $here"

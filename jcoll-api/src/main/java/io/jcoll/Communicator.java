@@ -430,6 +430,23 @@ public interface Communicator extends AutoCloseable {
      */
     void abort();
 
+    /**
+     * The doctor across the whole job (collective: every rank calls it). Each rank probes its node; the nodes are
+     * compared (MTUs, RDMA ports, GPUDirect, NCCL/CUDA/driver versions, locked-memory and socket-buffer limits, CPU
+     * placement), each node's own traps are gathered, and one process per host measures the network to every other
+     * host with a short TCP exchange, flagging pairs that cannot connect and links far below the median. Uses only
+     * the rendezvous store and sockets of its own, never this communicator's transport. Takes a few seconds per host;
+     * every wait is bounded. {@code jcoll doctor --run} under a launcher prints the same report.
+     *
+     * <pre>{@code
+     * JobReport report = comm.doctor();
+     * if (comm.rank() == 0 && !report.healthy()) System.err.println(report.text());
+     * }</pre>
+     *
+     * @return the same report on every rank
+     */
+    JobReport doctor();
+
     // ---- Barrier and point-to-point
 
     /** Returns once every rank has called it: {@code comm.barrier(); // all checkpoints are written} */

@@ -39,7 +39,16 @@ public final class Bootstrap {
     private Bootstrap() {
     }
 
-    public static Communicator create(Settings settings) {
+    /**
+     * This process's place in the job and its way to the others: the configuration (resolved through the launcher
+     * where it carries rank 0's address), the rendezvous store (hosted here on rank 0), what closes it, and the
+     * address peers reach this rank's data connections at.
+     */
+    record Joined(JobConfig cfg, Store store, AutoCloseable rendezvous, InetAddress dataAddress) {
+    }
+
+    /** Reaches the rendezvous store (hosting it on rank 0); the caller closes {@link Joined#rendezvous()}. */
+    static Joined join(Settings settings) {
         JobConfig cfg = JobConfig.from(settings);
         int rank = cfg.rank();
         HostedStore hostedEarly = null; // rank 0 hosts before the address is known to the others
@@ -52,11 +61,6 @@ public final class Bootstrap {
             warnedNoToken = true;
             LOG.log(System.Logger.Level.WARNING, "JCOLL_TOKEN is not set: jcoll connections are not authenticated. "
                     + "`jcoll launch` sets one; otherwise export the same random JCOLL_TOKEN on every rank.");
-        }
-        List<TransportProvider> providers = TransportSelection.providers();
-        if (providers.isEmpty()) {
-            throw new TransportUnavailableException("bootstrap", rank, JcollException.NONE,
-                    "no transport is on the class path: add io.jcoll:jcoll-tcp (and jcoll-nccl for GPUs)");
         }
         AutoCloseable rendezvous = () -> { };
         try {
@@ -78,7 +82,31 @@ public final class Bootstrap {
                 store = client;
                 advertise = client.localAddress();
             }
-            advertise = dataAddress(settings, advertise, rank);
+            return new Joined(cfg, store, rendezvous, dataAddress(settings, advertise, rank));
+        } catch (IOException | StoreClient.StoreUnreachableException e) {
+            closeQuietly(rendezvous);
+            throw new BootstrapException("bootstrap", rank, rank == 0 ? JcollException.NONE : 0,
+                    e.getMessage() == null ? e.toString() : e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(rendezvous);
+            throw e;
+        }
+    }
+
+    public static Communicator create(Settings settings) {
+        Joined joined = join(settings);
+        JobConfig cfg = joined.cfg();
+        int rank = cfg.rank();
+        List<TransportProvider> providers = TransportSelection.providers();
+        AutoCloseable rendezvous = joined.rendezvous();
+        if (providers.isEmpty()) {
+            closeQuietly(rendezvous);
+            throw new TransportUnavailableException("bootstrap", rank, JcollException.NONE,
+                    "no transport is on the class path: add io.jcoll:jcoll-tcp (and jcoll-nccl for GPUs)");
+        }
+        try {
+            Store store = joined.store();
+            InetAddress advertise = joined.dataAddress();
             // the n-th communicator each rank creates is the same communicator on all ranks
             long generation = store.add("jcoll/generation/rank" + rank, 1);
             Store scoped = store.scoped("jcoll/comm" + generation + "/");
@@ -121,7 +149,8 @@ public final class Bootstrap {
                 };
             }
             CommunicatorImpl comm = new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), hostId,
-                    info, cfg.timeout(), transport, rendezvous, scoped);
+                    info, cfg.timeout(), transport, rendezvous, scoped,
+                    new JobDoctor.Context(HostIdentity.name(settings), advertise, settings));
             if (watch != null) {
                 watch.start(comm::peerDeparted);
             }

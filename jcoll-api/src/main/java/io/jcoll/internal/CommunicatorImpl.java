@@ -62,6 +62,7 @@ public final class CommunicatorImpl implements Communicator {
     private final CommunicatorImpl parent;                  // null for a communicator formed by bootstrap
     private final int[] members;                            // this communicator's ranks in the parent's; null without one
     private final Set<CommunicatorImpl> children = ConcurrentHashMap.newKeySet();
+    private final JobDoctor.Context doctor;                 // what the job-wide doctor needs here; null without bootstrap
 
     private final Object issueLock = new Object();
     private final ReentrantLock runLock = new ReentrantLock();
@@ -83,12 +84,20 @@ public final class CommunicatorImpl implements Communicator {
      */
     public CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                             Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store) {
-        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null);
+        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null, null);
+    }
+
+    /** A communicator bootstrap formed, which can run the job-wide doctor. */
+    CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
+                     Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store,
+                     JobDoctor.Context doctor) {
+        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null, doctor);
     }
 
     private CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                              Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store,
-                             CommunicatorImpl parent, int[] members) {
+                             CommunicatorImpl parent, int[] members, JobDoctor.Context doctor) {
+        this.doctor = doctor;
         this.store = store;
         this.history = store != null && size > 1 && !transport.checksSignatures()
                 ? new HistoryCheck(store, rank, size) : null;
@@ -271,7 +280,7 @@ public final class CommunicatorImpl implements Communicator {
             }
             CommunicatorImpl c = new CommunicatorImpl(request.rank(), request.size(), request.localRank(), hostId,
                     childInfo(request), timeout, child, () -> { }, store == null ? null : store.scoped(request.scope()),
-                    this, request.members());
+                    this, request.members(), doctor);
             children.add(c);
             return Optional.<Communicator>of(c);
         }));
@@ -555,6 +564,21 @@ public final class CommunicatorImpl implements Communicator {
                     : new CommunicatorClosedException(call.operation().label(), rank, failure.peer(), account, e);
         }
         return e;
+    }
+
+    // ---- the job-wide doctor
+
+    @Override
+    public io.jcoll.JobReport doctor() {
+        ensureOpen("doctor");
+        if (doctor == null || store == null) {
+            throw new io.jcoll.exceptions.InvalidArgumentException("doctor", rank, JcollException.NONE, "this "
+                    + "communicator was not formed through a rendezvous store (Jcoll.init or Jcoll.create do that)");
+        }
+        // the n-th doctor each rank runs on this communicator is the same run on all of them
+        long run = store.add("doctor/runs/rank" + rank, 1);
+        return JobDoctor.run(store.scoped("doctor" + run + "/"), rank, size, doctor.host(), doctor.dataAddress(),
+                doctor.settings());
     }
 
     private void ensureOpen(String operation) {

@@ -105,7 +105,14 @@ final class DoctorReport {
             rdma.add(m);
         }
         doc.put("rdma_adapters", rdma);
-        doc.put("gpudirect_rdma", map("peer_memory_module", machine.peerMemory()));
+        doc.put("gpudirect_rdma", map("peer_memory_module", machine.peerMemory(), "dma_buf",
+                map("supported", machine.dmaBuf().supported(), "why", machine.dmaBuf().why())));
+        doc.put("rdma_libraries", machine.rdmaLibraries() == null ? null : map("libibverbs",
+                machine.rdmaLibraries().verbs(), "providers", new LinkedHashMap<>(machine.rdmaLibraries().providers())));
+        io.jcoll.probe.Limits limits = machine.limits();
+        doc.put("limits", map("memlock_soft", bytes(limits.memlockSoft()), "memlock_hard", bytes(limits.memlockHard()),
+                "rmem_max", bytes(limits.rmemMax()), "wmem_max", bytes(limits.wmemMax()),
+                "tcp_rmem_max", bytes(limits.tcpRmemMax()), "tcp_wmem_max", bytes(limits.tcpWmemMax())));
         List<Object> nets = new ArrayList<>();
         for (NetInterface i : machine.interfaces()) {
             Map<String, Object> m = map("name", i.name(), "operstate", i.operstate(), "mtu", i.mtu(), "loopback", i.loopback());
@@ -190,6 +197,11 @@ final class DoctorReport {
                 : "?") + " online CPUs " + cpus.allowed();
     }
 
+    /** A limit for JSON: bytes, {@code "unlimited"}, or null when unknown. */
+    private static Object bytes(long value) {
+        return value == io.jcoll.probe.Limits.UNLIMITED ? "unlimited" : value == io.jcoll.probe.Limits.UNKNOWN ? null : value;
+    }
+
     private static Map<String, Object> map(Object... kv) {
         Map<String, Object> m = new LinkedHashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
@@ -226,6 +238,22 @@ final class DoctorReport {
             }
         }
         b.append("GPUDirect RDMA peer memory: ").append(machine.peerMemory() == null ? "no module loaded" : machine.peerMemory()).append('\n');
+        b.append("GPUDirect RDMA through DMA-BUF: ").append(machine.dmaBuf().supported() ? "possible: " : "no: ")
+                .append(machine.dmaBuf().why()).append('\n');
+        if (machine.rdmaLibraries() != null) {
+            b.append("RDMA libraries: libibverbs.so.1 ").append(machine.rdmaLibraries().verbs() == null ? "NOT FOUND"
+                    : machine.rdmaLibraries().verbs());
+            machine.rdmaLibraries().providers().forEach((p, where) -> b.append("; ").append(p).append(" provider ")
+                    .append(where == null ? "NOT FOUND" : where));
+            b.append('\n');
+        }
+        io.jcoll.probe.Limits limits = machine.limits();
+        b.append("limits: locked memory ").append(io.jcoll.probe.Limits.describe(limits.memlockSoft()))
+                .append(" (hard ").append(io.jcoll.probe.Limits.describe(limits.memlockHard())).append("), socket buffers ")
+                .append("rmem_max ").append(io.jcoll.probe.Limits.describe(limits.rmemMax()))
+                .append(", wmem_max ").append(io.jcoll.probe.Limits.describe(limits.wmemMax()))
+                .append(", tcp_rmem max ").append(io.jcoll.probe.Limits.describe(limits.tcpRmemMax()))
+                .append(", tcp_wmem max ").append(io.jcoll.probe.Limits.describe(limits.tcpWmemMax())).append('\n');
         b.append("\nnetwork interfaces:\n");
         for (NetInterface i : machine.interfaces()) {
             b.append(String.format("  %-14s %-8s mtu %-6d %s%n", i.name(), i.operstate(), i.mtu(),

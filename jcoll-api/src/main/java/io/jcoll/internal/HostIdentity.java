@@ -2,8 +2,6 @@ package io.jcoll.internal;
 
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * A number naming the host this process runs on, the same for every process of the host: ranks compare it to
@@ -30,10 +28,15 @@ final class HostIdentity {
         return id;
     }
 
+    /** The host's name as the doctor reports it: {@code JCOLL_HOST_ID} when set, else the kernel's host name. */
+    static String name(io.jcoll.spi.Settings settings) {
+        return settings.get("JCOLL_HOST_ID").orElseGet(HostIdentity::hostName);
+    }
+
     private static String hostName() {
         try {
-            return Files.readString(Path.of("/proc/sys/kernel/hostname"), StandardCharsets.UTF_8).trim();
-        } catch (java.io.IOException | RuntimeException e) {
+            return io.jcoll.probe.SystemFiles.live().read("/proc/sys/kernel/hostname").orElseThrow();
+        } catch (RuntimeException e) {
             try {
                 return InetAddress.getLocalHost().getHostName();
             } catch (java.io.IOException unknown) {

@@ -19,10 +19,14 @@ import java.util.Optional;
  * @param master        the interface that reaches {@code MASTER_ADDR}, or null outside a job
  * @param launcher      who started this process
  * @param cpus          the CPUs this process may run on
+ * @param limits        locked-memory and socket-buffer limits
+ * @param rdmaLibraries the user-space RDMA libraries the adapters need, or null without adapters
+ * @param dmaBuf        whether GPUDirect RDMA can go through DMA-BUF instead of a peer-memory module
  */
 public record Machine(String root, String driverVersion, List<GpuDevice> gpus, List<RdmaAdapter> rdmaAdapters,
                       String peerMemory, List<NetInterface> interfaces, MasterRoute master,
-                      LaunchEnvironment launcher, CpuAffinity cpus) {
+                      LaunchEnvironment launcher, CpuAffinity cpus, Limits limits, RdmaLibraries rdmaLibraries,
+                      DmaBuf dmaBuf) {
 
     /** A GPU with the active RDMA adapter nearest to it in the PCI tree. */
     public record GpuAffinity(GpuDevice gpu, RdmaAdapter adapter, PciDistance distance) {
@@ -41,10 +45,22 @@ public record Machine(String root, String driverVersion, List<GpuDevice> gpus, L
 
     public static Machine probe(SystemFiles files, Settings settings) {
         List<NetInterface> interfaces = NetInterfaces.read(files);
+        List<RdmaAdapter> adapters = RdmaAdapters.read(files);
         return new Machine(files.root().toString(), NvidiaGpus.driverVersion(files).orElse(null),
-                NvidiaGpus.read(files), RdmaAdapters.read(files), PeerMemory.loadedModule(files).orElse(null),
+                NvidiaGpus.read(files), adapters, PeerMemory.loadedModule(files).orElse(null),
                 interfaces, MasterRoute.find(files, settings, interfaces), LaunchEnvironment.detect(settings),
-                CpuAffinity.read(files));
+                CpuAffinity.read(files), Limits.read(files), RdmaLibraries.find(files, adapters, libraryEnv(settings)),
+                DmaBuf.read(files));
+    }
+
+    /** The variables that steer where libraries are looked for. */
+    private static java.util.Map<String, String> libraryEnv(Settings settings) {
+        java.util.Map<String, String> env = new java.util.HashMap<>();
+        for (String name : List.of("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "VIRTUAL_ENV",
+                "JCOLL_IBVERBS_LIBRARY")) {
+            settings.get(name).ifPresent(v -> env.put(name, v));
+        }
+        return env;
     }
 
     /** Every RDMA port whose state is ACTIVE. */

@@ -42,6 +42,11 @@ public final class NcclAdvisor {
                     "unset NCCL_IB_DISABLE (it is only meant for machines whose adapters must not be used)."));
         }
         checkSocketInterface(m, settings, warnings);
+        checkLockedMemory(m, active, warnings);
+        checkRdmaLibraries(m, warnings);
+        if (active.isEmpty() || ibDisabled) {
+            checkSocketBuffers(m, warnings);
+        }
         m.cpus().warning(m.launcher()).ifPresent(warnings::add);
         return new NcclAdvice(derived, warnings);
     }
@@ -114,8 +119,9 @@ public final class NcclAdvisor {
         if (m.gpus().isEmpty() || active.isEmpty()) {
             return setting(settings, name, null, "GPUDirect RDMA needs both a GPU and an active RDMA port");
         }
-        if (m.peerMemory() == null) {
-            return setting(settings, name, null, "no peer-memory module is loaded (see the warning)");
+        if (m.peerMemory() == null && !m.dmaBuf().supported()) {
+            return setting(settings, name, null, "no peer-memory module is loaded and DMA-BUF is not available "
+                    + "(see the warning)");
         }
         PciDistance worst = m.gpuAffinity().stream().map(Machine.GpuAffinity::distance)
                 .max(PciDistance::compareTo).orElse(PciDistance.UNKNOWN);
@@ -175,12 +181,56 @@ public final class NcclAdvisor {
     }
 
     private static void checkPeerMemory(Machine m, List<RdmaPort> active, List<Warning> warnings) {
-        if (m.peerMemory() == null && !active.isEmpty() && !m.gpus().isEmpty()) {
+        // DMA-BUF serves GPUDirect RDMA without the module on recent kernels with the open driver: not a fault there
+        if (m.peerMemory() == null && !m.dmaBuf().supported() && !active.isEmpty() && !m.gpus().isEmpty()) {
             warnings.add(new Warning("RDMA ports are ACTIVE and there are GPUs, but no peer-memory module "
-                    + "(nvidia_peermem or nv_peer_mem) is loaded: GPUDirect RDMA is off unless the driver and kernel "
-                    + "support DMA-BUF, and NCCL copies every transfer through host memory.",
-                    "'modprobe nvidia_peermem' (it ships with the NVIDIA driver since 470), and load it at boot."));
+                    + "(nvidia_peermem or nv_peer_mem) is loaded and DMA-BUF is not available (" + m.dmaBuf().why()
+                    + "): GPUDirect RDMA is off, and NCCL copies every transfer through host memory.",
+                    "'modprobe nvidia_peermem' (it ships with the NVIDIA driver since 470), and load it at boot; or "
+                            + "use NVIDIA's open kernel modules on kernel 5.12+ with NCCL 2.19+, which need no module."));
         }
+    }
+
+    private static void checkLockedMemory(Machine m, List<RdmaPort> active, List<Warning> warnings) {
+        Limits l = m.limits();
+        if (!active.isEmpty() && l.memlockTooSmall()) {
+            warnings.add(new Warning("the locked-memory limit (ulimit -l) is " + Limits.describe(l.memlockSoft())
+                    + " (hard " + Limits.describe(l.memlockHard()) + ") while RDMA ports are ACTIVE: registering NCCL's "
+                    + "buffers with the adapter fails ('ibv_reg_mr failed', 'Cannot allocate memory') or NCCL falls "
+                    + "back to sockets.",
+                    "raise it to unlimited for the job: 'ulimit -l unlimited' in the job's shell (the hard limit must "
+                            + "allow it), '* - memlock unlimited' in /etc/security/limits.conf, LimitMEMLOCK=infinity "
+                            + "for systemd services, '--ulimit memlock=-1' for containers, PropagateResourceLimits in Slurm."));
+        }
+    }
+
+    private static void checkRdmaLibraries(Machine m, List<Warning> warnings) {
+        RdmaLibraries libs = m.rdmaLibraries();
+        if (libs == null || libs.missing().isEmpty()) {
+            return;
+        }
+        warnings.add(new Warning("RDMA adapters are present (" + m.rdmaAdapters().stream().map(RdmaAdapter::name)
+                .collect(Collectors.joining(", ")) + ") but " + String.join(" and ", libs.missing())
+                + " cannot be found: NCCL logs 'NET/IB : No device found' once at INFO level and runs over TCP "
+                + "sockets, typically several times slower between nodes.",
+                "install rdma-core's user-space libraries ('apt-get install libibverbs1 ibverbs-providers', 'dnf "
+                        + "install libibverbs'), or the vendor stack (DOCA-OFED); in a container, use an image that has "
+                        + "them. Looked in: " + String.join("; ", libs.looked().values())));
+    }
+
+    private static void checkSocketBuffers(Machine m, List<Warning> warnings) {
+        boolean oneHost = m.master() != null && m.master().iface() != null
+                && m.networkInterface(m.master().iface()).map(NetInterface::loopback).orElse(false);
+        if (oneHost) {
+            return; // loopback: a short round trip needs no large buffers
+        }
+        m.limits().smallSocketBuffers().ifPresent(small -> warnings.add(new Warning("collectives between nodes go "
+                + "over TCP sockets here (no ACTIVE RDMA port), and the socket buffer limits are small (" + small
+                + ", under " + Limits.describe(Limits.SOCKET_BUFFER_NEEDED) + "): one stream cannot fill a fast or "
+                + "distant link.",
+                "raise them on every node: 'sysctl -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 "
+                        + "net.ipv4.tcp_rmem=\"4096 131072 67108864\" net.ipv4.tcp_wmem=\"4096 16384 67108864\"', "
+                        + "and in /etc/sysctl.d to keep them.")));
     }
 
     private static void checkSocketInterface(Machine m, Settings settings, List<Warning> warnings) {

@@ -61,10 +61,27 @@ public final class SystemFiles {
     /** The file's text without surrounding white space; empty if absent, unreadable or blank. */
     public Optional<String> read(String path) {
         try {
-            String text = Files.readString(resolve(path), StandardCharsets.UTF_8).trim();
+            String text = new String(readAll(resolve(path)), StandardCharsets.UTF_8).trim();
             return text.isEmpty() ? Optional.empty() : Optional.of(text);
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
+        }
+    }
+
+    /**
+     * A file's bytes, asked for in large reads. {@code Files.readAllBytes} sizes its first read by the file's size,
+     * which procfs reports as 0, and so reads one byte first; the kernel's sysctl handlers answer any read past
+     * offset 0 with end of file, and {@code /proc/sys/net/core/rmem_max} would read as "4".
+     */
+    private static byte[] readAll(Path file) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            byte[] buffer = new byte[16384];
+            int n;
+            while ((n = in.read(buffer, 0, buffer.length)) > 0) {
+                out.write(buffer, 0, n);
+            }
+            return out.toByteArray();
         }
     }
 

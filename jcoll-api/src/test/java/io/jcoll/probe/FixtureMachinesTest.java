@@ -176,6 +176,69 @@ class FixtureMachinesTest {
         assertWarned(NcclAdvisor.advise(Machine.probe(machine("cloud-vm-ethernet"), none), none), "excludes every interface");
     }
 
+    /**
+     * The checks the RDMA setup guides ask for by hand: a node where DMA-BUF serves GPUDirect RDMA without the
+     * peer-memory module (not a fault), at the distribution's locked-memory default and without the mlx5 provider.
+     */
+    @Test
+    void roceNodeWithDmaBufAtTheDistributionsDefaults() {
+        Settings env = env("MASTER_ADDR", "10.30.0.1");
+        Machine m = Machine.probe(machine("roce-dmabuf-defaults"), env);
+        assertNull(m.peerMemory());
+        assertTrue(m.dmaBuf().supported(), m.dmaBuf().why());
+        assertTrue(m.dmaBuf().why().contains("kernel 6.8") && m.dmaBuf().why().contains("open kernel modules"),
+                m.dmaBuf().why());
+        assertEquals(65536, m.limits().memlockSoft());
+        assertTrue(m.rdmaLibraries().verbs().endsWith("usr/lib/x86_64-linux-gnu/libibverbs.so.1"));
+        assertEquals(List.of("the mlx5 provider (libmlx5-rdmav*.so / libmlx5.so.1)"), m.rdmaLibraries().missing());
+
+        NcclAdvice advice = NcclAdvisor.advise(m, env);
+        assertWarned(advice, "locked-memory limit (ulimit -l) is 64 KiB", "ulimit -l unlimited");
+        assertWarned(advice, "mlx5 provider", "No device found", "ibverbs-providers");
+        assertTrue(advice.warnings().stream().noneMatch(w -> w.problem().contains("peer-memory")),
+                "DMA-BUF serves GPUDirect RDMA here: " + advice.warnings());
+        assertTrue(advice.warnings().stream().noneMatch(w -> w.problem().contains("socket buffer")),
+                "collectives go over RDMA here: " + advice.warnings());
+        assertTrue(setting(advice, "NCCL_NET_GDR_LEVEL").value() != null, "DMA-BUF serves GPUDirect RDMA: a level applies");
+        assertEquals(2, advice.warnings().size(), advice.warnings().toString());
+
+        // NCCL older than 2.19 cannot use DMA-BUF, whatever kernel and driver allow
+        assertTrue(!m.dmaBuf().withNccl("2.18.5").supported() && m.dmaBuf().withNccl("2.28.3").supported());
+    }
+
+    @Test
+    void peerMemoryWarningSaysWhyDmaBufCannotServe() {
+        Machine m = Machine.probe(machine("roce-mtu1500-nopeermem"), env());
+        assertTrue(!m.dmaBuf().supported() && m.dmaBuf().why().contains("kernel 5.4 (older than 5.12)"), m.dmaBuf().why());
+        assertWarned(NcclAdvisor.advise(m, env()), "no peer-memory module", "kernel 5.4", "open kernel modules on kernel 5.12+");
+    }
+
+    @Test
+    void untunedSocketBuffersOnAnEthernetNodeAreWarned() {
+        Settings env = env("MASTER_ADDR", "192.168.0.9");
+        Machine m = Machine.probe(machine("ethernet-untuned"), env);
+        assertNull(m.rdmaLibraries(), "no adapters: no libraries are needed");
+        NcclAdvice advice = NcclAdvisor.advise(m, env);
+        assertWarned(advice, "net.core.rmem_max=212992", "net.core.wmem_max=212992", "sysctl -w");
+        assertEquals(1, advice.warnings().size(), advice.warnings().toString());
+        // one host over loopback: buffers do not matter
+        Settings local = env("MASTER_ADDR", "127.0.0.1");
+        assertEquals(List.of(), NcclAdvisor.advise(Machine.probe(machine("ethernet-untuned"), local), local).warnings());
+    }
+
+    @Test
+    void limitsAreReadAsTheKernelWritesThem() {
+        Limits tuned = Machine.probe(machine("dgx-h100-8ib"), env()).limits();
+        assertEquals(Limits.UNLIMITED, tuned.memlockSoft());
+        assertEquals(67108864, tuned.tcpRmemMax());
+        assertTrue(tuned.smallSocketBuffers().isEmpty());
+        Limits none = Machine.probe(SystemFiles.at(Path.of("src/test/machines/no-such-machine")), env()).limits();
+        assertEquals(Limits.UNKNOWN, none.memlockSoft());
+        assertTrue(!none.memlockTooSmall() && none.smallSocketBuffers().isEmpty(), "unknown is not too small");
+        assertEquals("64 KiB", Limits.describe(65536));
+        assertEquals("unlimited", Limits.describe(Limits.UNLIMITED));
+    }
+
     @Test
     void rdmaFrameSizes() {
         assertEquals(1024, NcclAdvisor.rdmaFrame(1500));

@@ -24,6 +24,21 @@ class LiveMachineTest {
         assertTrue(ifname.reason().contains("every rank runs on this host"), ifname.reason());
     }
 
+    /**
+     * procfs reports a size of 0, and the kernel's sysctl handlers answer a read past offset 0 with end of file: a
+     * reader that starts with one byte would take rmem_max for "4". Compared with what cat prints.
+     */
+    @Test
+    void sysctlFilesReadWhole() throws Exception {
+        String path = "/proc/sys/net/core/rmem_max";
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(java.nio.file.Path.of(path)));
+        Process cat = new ProcessBuilder("cat", path).start();
+        String expected = new String(cat.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        cat.waitFor();
+        assertEquals(expected, SystemFiles.live().read(path).orElseThrow());
+        assertEquals(Long.parseLong(expected), Limits.read(SystemFiles.live()).rmemMax());
+    }
+
     @Test
     void theKernelRoutesThisHostsOwnAddress() throws Exception {
         java.net.InetAddress self = null;

@@ -1,5 +1,6 @@
 package io.jcoll.gpu;
 
+import io.jcoll.probe.LibraryFinder;
 import org.bytedeco.cuda.cudart.cudaDeviceProp;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.cuda.global.nccl;

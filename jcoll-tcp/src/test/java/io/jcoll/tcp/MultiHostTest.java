@@ -89,6 +89,33 @@ class MultiHostTest {
                 + "this host has [eth0 10.77.0."), r.output());
     }
 
+    /**
+     * The job-wide doctor on four hosts where the link between hosts 1 and 2 is shaped to a tenth of the others and
+     * host 1 drops everything to host 3 (a blackhole route: this machine has no iptables or nft): it must name
+     * exactly those two pairs, and nothing else.
+     */
+    @Test
+    void theJobWideDoctorNamesTheSlowPairAndTheBlockedPairAndNothingElse() throws Exception {
+        try {
+            assertEquals(0, hosts(List.of("slow", "1", "2", "100mbit"), 30).exit());
+            assertEquals(0, hosts(List.of("block", "1", "3"), 30).exit());
+            long start = System.nanoTime();
+            Commands.Result r = hosts(List.of("launch", "4", "1", "--", "io.jcoll.internal.Doctor", "--run"), 120);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            System.out.printf("job-wide doctor on 4 hosts: %.1f s%n%s%n", seconds, r.output());
+            assertEquals(1, r.exit(), "findings make the doctor exit 1: " + r.output());
+            String out = r.output();
+            assertTrue(out.contains("host 0: [0] findings: 2\n"), out);
+            assertTrue(out.matches("(?s).*! the link between host1 and host2 is slow \\(host1 -> host2: 0\\.\\d\\d Gbit/s; "
+                    + "host2 -> host1: 0\\.\\d\\d Gbit/s\\).*"), out);
+            assertTrue(out.contains("! host1 and host3 cannot connect on their data interfaces"), out);
+            assertTrue(seconds < 40, "the doctor took " + seconds + " s");
+        } finally {
+            // back to four plain hosts for the other tests
+            hosts(List.of("up", "4", "--rate", "1gbit"), 60);
+        }
+    }
+
     @Test
     void aHostCutOffMidAllReduceIsNamedByTheOthersAndRaisesItself() throws Exception {
         File log = Files.createTempFile("multihost-cut", ".log").toFile();

@@ -1,4 +1,4 @@
-package io.jcoll.gpu;
+package io.jcoll.probe;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -96,6 +96,7 @@ class LibraryFinderTest {
         assertTrue(text.startsWith(SONAME + " was not found"), text);
         assertTrue(text.contains("/somewhere/lib/" + SONAME + " (LD_LIBRARY_PATH)"), text);
         assertTrue(text.contains("NVIDIA Python wheel"), text);
-        assertTrue(text.contains("ldconfig -p"), text);
+        // a fixture tree is not this machine: its linker cache is not consulted
+        assertTrue(!text.contains("ldconfig -p"), text);
     }
 }

@@ -1,4 +1,4 @@
-package io.jcoll.gpu;
+package io.jcoll.probe;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -48,6 +48,11 @@ public final class LibraryFinder {
         return new LibraryFinder(System.getenv(), Path.of("/"));
     }
 
+    /** The finder for the machine {@code files} stand for: the live one's linker cache only when they are live. */
+    public static LibraryFinder of(SystemFiles files, java.util.Map<String, String> env) {
+        return new LibraryFinder(env, files.root());
+    }
+
     /**
      * @param soname       such as {@code libnccl.so.2}
      * @param override     the variable naming an explicit file, such as {@code JCOLL_NCCL_LIBRARY}
@@ -55,7 +60,7 @@ public final class LibraryFinder {
      */
     public Search find(String soname, String override, List<String> wheelSubdirs) {
         Map<Path, String> candidates = new LinkedHashMap<>();
-        String explicit = env.get(override);
+        String explicit = override == null ? null : env.get(override);
         if (explicit != null && !explicit.isBlank()) {
             candidates.put(Path.of(explicit), override);
         }
@@ -91,6 +96,9 @@ public final class LibraryFinder {
         }
         if (sites.isEmpty()) {
             looked.add("NVIDIA Python wheels (no Python site-packages under VIRTUAL_ENV, CONDA_PREFIX or /usr)");
+        }
+        if (!root.equals(Path.of("/"))) {
+            return new Search(soname, null, looked); // the running machine's linker cache says nothing of a fixture's
         }
         Path cached = fromLinkerCache(soname);
         looked.add("the dynamic linker's cache (ldconfig -p)");
