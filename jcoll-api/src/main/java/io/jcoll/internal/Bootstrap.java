@@ -85,12 +85,17 @@ public final class Bootstrap {
             return new Joined(cfg, store, rendezvous, dataAddress(settings, advertise, rank));
         } catch (IOException | StoreClient.StoreUnreachableException e) {
             closeQuietly(rendezvous);
-            throw new BootstrapException("bootstrap", rank, rank == 0 ? JcollException.NONE : 0,
-                    e.getMessage() == null ? e.toString() : e.getMessage(), e);
+            throw unreachable(rank, e);
         } catch (RuntimeException e) {
             closeQuietly(rendezvous);
             throw e;
         }
+    }
+
+    /** The store or a peer could not be reached: rank 0 names no one, the others name rank 0 and its store. */
+    private static BootstrapException unreachable(int rank, Exception e) {
+        return new BootstrapException("bootstrap", rank, rank == 0 ? JcollException.NONE : 0,
+                e.getMessage() == null ? e.toString() : e.getMessage(), e);
     }
 
     public static Communicator create(Settings settings) {
@@ -155,13 +160,9 @@ public final class Bootstrap {
                 watch.start(comm::peerDeparted);
             }
             return comm;
-        } catch (JcollException e) {
-            closeQuietly(rendezvous);
-            throw e;
         } catch (IOException | StoreClient.StoreUnreachableException e) {
             closeQuietly(rendezvous);
-            throw new BootstrapException("bootstrap", rank, rank == 0 ? JcollException.NONE : 0,
-                    e.getMessage() == null ? e.toString() : e.getMessage(), e);
+            throw unreachable(rank, e);
         } catch (RuntimeException e) {
             closeQuietly(rendezvous);
             throw e;
