@@ -250,10 +250,7 @@ final class DoctorReport {
         io.jcoll.probe.Limits limits = machine.limits();
         b.append("limits: locked memory ").append(io.jcoll.probe.Limits.describe(limits.memlockSoft()))
                 .append(" (hard ").append(io.jcoll.probe.Limits.describe(limits.memlockHard())).append("), socket buffers ")
-                .append("rmem_max ").append(io.jcoll.probe.Limits.describe(limits.rmemMax()))
-                .append(", wmem_max ").append(io.jcoll.probe.Limits.describe(limits.wmemMax()))
-                .append(", tcp_rmem max ").append(io.jcoll.probe.Limits.describe(limits.tcpRmemMax()))
-                .append(", tcp_wmem max ").append(io.jcoll.probe.Limits.describe(limits.tcpWmemMax())).append('\n');
+                .append(limits.socketBuffers()).append('\n');
         b.append("\nnetwork interfaces:\n");
         for (NetInterface i : machine.interfaces()) {
             b.append(String.format("  %-14s %-8s mtu %-6d %s%n", i.name(), i.operstate(), i.mtu(),

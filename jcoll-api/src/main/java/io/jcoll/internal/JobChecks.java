@@ -7,7 +7,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The job-wide comparisons: facts that must agree between nodes and do not, each node's own traps gathered across
@@ -50,10 +49,10 @@ final class JobChecks {
     private JobChecks() {
     }
 
-    /** The findings from every rank's probe that arrived, keyed by rank (one per host is compared). */
-    static List<Finding> compare(Map<Integer, NodeProbe> probes) {
+    /** The findings from every rank's probe that arrived, by rank in rank order (one per host is compared). */
+    static List<Finding> compare(java.util.SortedMap<Integer, NodeProbe> probes) {
         Map<String, NodeProbe> byHost = new LinkedHashMap<>();
-        new TreeMap<>(probes).values().forEach(p -> byHost.putIfAbsent(p.host(), p));
+        probes.values().forEach(p -> byHost.putIfAbsent(p.host(), p));
         List<Finding> findings = new ArrayList<>();
         if (byHost.size() > 1) {
             for (Fact fact : FACTS) {
@@ -70,7 +69,7 @@ final class JobChecks {
         hostsByWarning.forEach((w, hosts) -> findings.add(fromWarning(w, hosts, byHost.size())));
         // CPU placement is per rank
         Map<String, List<Integer>> ranksByCpuWarning = new LinkedHashMap<>();
-        new TreeMap<>(probes).forEach((rank, p) -> {
+        probes.forEach((rank, p) -> {
             String w = p.get(NodeProbe.CPU_WARNING);
             if (!w.isEmpty() && !w.equals("-")) {
                 ranksByCpuWarning.computeIfAbsent(w, k -> new ArrayList<>()).add(rank);

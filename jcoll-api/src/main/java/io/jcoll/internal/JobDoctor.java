@@ -129,11 +129,11 @@ final class JobDoctor {
     }
 
     /** The probes that arrived, those that could not be read, and the ranks that sent none. */
-    record Gathered(Map<Integer, NodeProbe> probes, Map<Integer, String> unreadable, List<Integer> missing) {
+    record Gathered(java.util.SortedMap<Integer, NodeProbe> probes, Map<Integer, String> unreadable, List<Integer> missing) {
     }
 
     private Gathered gather(NodeProbe mine) {
-        Map<Integer, NodeProbe> probes = new TreeMap<>();
+        java.util.SortedMap<Integer, NodeProbe> probes = new TreeMap<>();
         Map<Integer, String> unreadable = new TreeMap<>();
         List<Integer> missing = new ArrayList<>();
         probes.put(0, mine);
@@ -156,9 +156,9 @@ final class JobDoctor {
     /** The hosts in the order of their lowest rank, and the rank that tests each one's links. */
     record Plan(List<String> hosts, List<Integer> ranks) {
 
-        static Plan of(Map<Integer, NodeProbe> probes) {
+        static Plan of(java.util.SortedMap<Integer, NodeProbe> probes) {
             Map<String, Integer> first = new LinkedHashMap<>();
-            new TreeMap<>(probes).forEach((r, p) -> first.putIfAbsent(p.host(), r));
+            probes.forEach((r, p) -> first.putIfAbsent(p.host(), r));
             return new Plan(new ArrayList<>(first.keySet()), new ArrayList<>(first.values()));
         }
 
@@ -219,16 +219,9 @@ final class JobDoctor {
     static List<Finding> linkFindings(List<String> hosts, LinkTest.Direction[][] d) {
         int n = hosts.size();
         List<Finding> findings = new ArrayList<>();
-        double[] rates = new double[0];
-        for (int a = 0; a < n; a++) {
-            for (int b = 0; b < n; b++) {
-                if (a != b && d[a][b].reachable() && d[a][b].note().isEmpty()) {
-                    rates = Arrays.copyOf(rates, rates.length + 1);
-                    rates[rates.length - 1] = d[a][b].gbitPerSecond();
-                }
-            }
-        }
-        Arrays.sort(rates);
+        double[] rates = java.util.stream.IntStream.range(0, n * n).filter(i -> i / n != i % n)
+                .mapToObj(i -> d[i / n][i % n]).filter(x -> x.reachable() && x.note().isEmpty())
+                .mapToDouble(LinkTest.Direction::gbitPerSecond).sorted().toArray();
         double median = rates.length == 0 ? 0 : rates.length % 2 == 1 ? rates[rates.length / 2]
                 : (rates[rates.length / 2 - 1] + rates[rates.length / 2]) / 2;
         boolean[][] bad = new boolean[n][n];

@@ -87,8 +87,7 @@ record NodeProbe(Map<String, String> facts, List<String> warnings) {
         f.put(NVIDIA_DRIVER, m.driverVersion() == null ? "-" : m.driverVersion());
         Limits l = m.limits();
         f.put(MEMLOCK, Limits.describe(l.memlockSoft()));
-        f.put(SOCKET_BUFFERS, "rmem_max " + Limits.describe(l.rmemMax()) + ", wmem_max " + Limits.describe(l.wmemMax())
-                + ", tcp_rmem max " + Limits.describe(l.tcpRmemMax()) + ", tcp_wmem max " + Limits.describe(l.tcpWmemMax()));
+        f.put(SOCKET_BUFFERS, l.socketBuffers());
         f.put(CPUS, m.cpus().problem() != null ? "unknown" : Integer.toString(m.cpus().allowed().size()));
         f.put(CPU_WARNING, m.cpus().warning(m.launcher()).map(Warning::toString).orElse(""));
         List<String> warnings = new ArrayList<>();
@@ -103,8 +102,8 @@ record NodeProbe(Map<String, String> facts, List<String> warnings) {
         TreeSet<Integer> mtus = new TreeSet<>();
         active.stream().filter(RdmaPort::roce).map(RdmaPort::netDevice).filter(java.util.Objects::nonNull)
                 .flatMap(n -> m.networkInterface(n).stream()).forEach(i -> mtus.add(i.mtu()));
-        if (m.master() != null && m.master().iface() != null) {
-            m.networkInterface(m.master().iface()).filter(i -> !i.loopback()).map(NetInterface::mtu).ifPresent(mtus::add);
+        if (m.master() != null && m.master().iface() != null && !m.oneHost()) {
+            m.networkInterface(m.master().iface()).map(NetInterface::mtu).ifPresent(mtus::add);
         }
         return mtus.isEmpty() ? "-" : mtus.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse("-");
     }

@@ -95,6 +95,12 @@ public record Limits(long memlockSoft, long memlockHard, long rmemMax, long wmem
         }
     }
 
+    /** The four socket buffer ceilings in words: {@code rmem_max 4 MiB, wmem_max 4 MiB, tcp_rmem max 32 MiB, ...}. */
+    public String socketBuffers() {
+        return "rmem_max " + describe(rmemMax) + ", wmem_max " + describe(wmemMax) + ", tcp_rmem max "
+                + describe(tcpRmemMax) + ", tcp_wmem max " + describe(tcpWmemMax);
+    }
+
     /** A byte count as the guides write it: {@code unlimited}, {@code 64 KiB}, {@code 8 MiB}, or {@code unknown}. */
     public static String describe(long bytes) {
         if (bytes == UNLIMITED) {

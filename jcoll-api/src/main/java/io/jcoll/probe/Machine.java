@@ -70,6 +70,12 @@ public record Machine(String root, String driverVersion, List<GpuDevice> gpus, L
         return ports;
     }
 
+    /** Whether {@code MASTER_ADDR} is reached over loopback: every rank of the job runs on this host. */
+    public boolean oneHost() {
+        return master != null && master.iface() != null
+                && networkInterface(master.iface()).map(NetInterface::loopback).orElse(false);
+    }
+
     public Optional<NetInterface> networkInterface(String name) {
         return interfaces.stream().filter(i -> i.name().equals(name)).findFirst();
     }

@@ -102,8 +102,7 @@ public final class NcclAdvisor {
         if (route.iface() == null) {
             return setting(settings, "NCCL_SOCKET_IFNAME", null, route.how());
         }
-        boolean loopback = m.networkInterface(route.iface()).map(NetInterface::loopback).orElse(false);
-        if (loopback) {
+        if (m.oneHost()) {
             // one host: nothing needs to reach another node, so NCCL chooses as it does under nccl-tests (it passes
             // over lo); forcing lo was reported slower, and measured no faster (benchmarks/RESULTS.md, "socket path")
             return setting(settings, "NCCL_SOCKET_IFNAME", null, "MASTER_ADDR=" + route.master() + " is a loopback "
@@ -219,9 +218,7 @@ public final class NcclAdvisor {
     }
 
     private static void checkSocketBuffers(Machine m, List<Warning> warnings) {
-        boolean oneHost = m.master() != null && m.master().iface() != null
-                && m.networkInterface(m.master().iface()).map(NetInterface::loopback).orElse(false);
-        if (oneHost) {
+        if (m.oneHost()) {
             return; // loopback: a short round trip needs no large buffers
         }
         m.limits().smallSocketBuffers().ifPresent(small -> warnings.add(new Warning("collectives between nodes go "
