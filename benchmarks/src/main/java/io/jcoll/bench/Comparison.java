@@ -36,7 +36,10 @@ import java.util.function.BiFunction;
  */
 public final class Comparison {
 
-    private static final String OURS = "jcoll-tcp";
+    /** The jcoll system the peers are compared with: the one transport of jcoll's rows (jcoll-tcp, jcoll-shm). */
+    private static String ours(List<ResultRow> rows) {
+        return rows.stream().map(ResultRow::system).filter(s -> s.startsWith("jcoll-")).findFirst().orElse("jcoll-tcp");
+    }
 
     private Comparison() {
     }
@@ -147,15 +150,17 @@ public final class Comparison {
     }
 
     private static List<String> peers(List<ResultRow> rows) {
+        String ours = ours(rows);
         Set<String> systems = new LinkedHashSet<>();
-        rows.stream().map(ResultRow::system).filter(s -> !s.equals(OURS)).sorted().forEach(systems::add);
+        rows.stream().map(ResultRow::system).filter(s -> !s.equals(ours)).sorted().forEach(systems::add);
         return new ArrayList<>(systems);
     }
 
     static void print(List<ResultRow> rows, PrintStream out) {
+        String ours = ours(rows);
         List<String> peers = peers(rows);
         StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-14s %5s %11s  %22s", "op", "ranks",
-                "bytes", OURS + " us | GB/s"));
+                "bytes", ours + " us | GB/s"));
         for (String p : peers) {
             head.append(String.format(Locale.ROOT, "  %22s", p + " us | GB/s"));
         }
@@ -163,7 +168,7 @@ public final class Comparison {
         for (String p : peers) {
             head.append(String.format(Locale.ROOT, "  time/%s", p));
         }
-        boolean inPlace = rows.stream().anyMatch(r -> r.system().equals(OURS) && !Double.isNaN(r.busbwInPlace()));
+        boolean inPlace = rows.stream().anyMatch(r -> r.system().equals(ours) && !Double.isNaN(r.busbwInPlace()));
         if (inPlace) {
             head.append("   in-place busbw/best-peer");
         }
@@ -171,7 +176,7 @@ public final class Comparison {
         for (Map.Entry<Point, Map<String, List<ResultRow>>> e : byPoint(rows).entrySet()) {
             Point p = e.getKey();
             Map<String, List<ResultRow>> bySystem = e.getValue();
-            List<ResultRow> ourRounds = bySystem.get(OURS);
+            List<ResultRow> ourRounds = bySystem.get(ours);
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-14s %5d %11d  %22s", p.op(),
                     p.ranks(), p.bytes(), cell(ResultRow.median(ourRounds))));
             for (String peer : peers) {
@@ -199,6 +204,7 @@ public final class Comparison {
     }
 
     static void write(List<ResultRow> rows, Path csv) throws IOException {
+        String ours = ours(rows);
         List<String> peers = peers(rows);
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(csv))) {
             StringBuilder head = new StringBuilder("op,ranks,bytes,jcoll_time_us,jcoll_busbw_gbs");
@@ -209,7 +215,7 @@ public final class Comparison {
             for (Map.Entry<Point, Map<String, List<ResultRow>>> e : byPoint(rows).entrySet()) {
                 Point p = e.getKey();
                 StringBuilder line = new StringBuilder(p.op() + "," + p.ranks() + "," + p.bytes());
-                for (String system : concat(OURS, peers)) {
+                for (String system : concat(ours, peers)) {
                     ResultRow r = ResultRow.median(e.getValue().get(system));
                     line.append(r == null ? ",," : String.format(Locale.ROOT, ",%.3f,%.4f", r.timeUs(), r.busbw()));
                 }

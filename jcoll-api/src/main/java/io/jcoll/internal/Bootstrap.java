@@ -129,10 +129,24 @@ public final class Bootstrap {
             Map<String, Availability> local = TransportSelection.probe(providers, placed);
             List<TransportSelection.Verdict> verdicts =
                     TransportSelection.exchange(scoped, rank, cfg.size(), local, cfg.timeout());
-            TransportSelection.Choice choice =
-                    TransportSelection.choose(cfg.transport(), providers, verdicts, rank, cfg.size());
-            Transport transport = choice.provider().open(new TransportContext(rank, cfg.size(), cfg.localRank(),
-                    cfg.localSize(), scoped, advertise, cfg.token(), cfg.timeout(), placed));
+            TransportContext context = new TransportContext(rank, cfg.size(), cfg.localRank(), cfg.localSize(),
+                    scoped, advertise, cfg.token(), cfg.timeout(), placed);
+            Map<String, String> failedToOpen = new java.util.LinkedHashMap<>();
+            TransportSelection.Choice choice;
+            Transport transport;
+            while (true) {
+                choice = TransportSelection.choose(cfg.transport(), providers, verdicts, rank, cfg.size(), failedToOpen);
+                try {
+                    transport = choice.provider().open(context);
+                    break;
+                } catch (TransportUnavailableException e) {
+                    // every rank learned the same (the transport's contract), so every rank falls back alike
+                    if (!cfg.transport().equals("auto")) {
+                        throw e;
+                    }
+                    failedToOpen.put(choice.provider().name(), "could not be opened on every rank: " + e.getMessage());
+                }
+            }
             if (SignatureAudit.requested(settings) && !transport.checksSignatures()) {
                 transport = new SignatureAudit(transport, scoped, rank, cfg.size());
             }

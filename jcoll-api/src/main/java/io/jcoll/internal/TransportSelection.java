@@ -93,6 +93,16 @@ final class TransportSelection {
 
     static Choice choose(String requested, List<TransportProvider> providers, List<Verdict> verdicts,
                          int rank, int size) {
+        return choose(requested, providers, verdicts, rank, size, Map.of());
+    }
+
+    /**
+     * As above, passing over under {@code auto} the transports that every rank's probe accepted but that could not
+     * be opened together ({@code failedToOpen}: name to reason, the same on every rank, as a transport's open
+     * fails alike on all ranks with a {@link TransportUnavailableException}).
+     */
+    static Choice choose(String requested, List<TransportProvider> providers, List<Verdict> verdicts,
+                         int rank, int size, Map<String, String> failedToOpen) {
         List<String> rejected = new ArrayList<>();
         if (!requested.equals("auto")) {
             TransportProvider p = providers.stream().filter(x -> x.name().equals(requested)).findFirst()
@@ -109,7 +119,8 @@ final class TransportSelection {
                     + reasonOf(p.name(), verdicts, rank), rejected));
         }
         for (TransportProvider p : providers) {
-            String why = unusableAnywhere(p.name(), verdicts, size);
+            String why = failedToOpen.containsKey(p.name()) ? failedToOpen.get(p.name())
+                    : unusableAnywhere(p.name(), verdicts, size);
             if (why == null) {
                 return new Choice(p, new TransportInfo(p.name(), "auto", "the most preferred transport every rank can run: "
                         + reasonOf(p.name(), verdicts, rank), rejected));

@@ -19,6 +19,12 @@ public interface TransportProvider {
     /** Probes this rank's environment: can this transport run here, and why (not)? */
     Availability probe(Settings settings);
 
-    /** Opens this rank's side. Every rank calls it at the same time. */
+    /**
+     * Opens this rank's side. Every rank calls it at the same time. A transport that finds, while opening, that
+     * the ranks cannot use it together (the shared-memory transport among ranks that cannot share a file) throws
+     * {@link io.jcoll.exceptions.TransportUnavailableException} on every rank alike, having released everything;
+     * under {@code auto} the ranks then open the next transport, and the reason is kept in
+     * {@link io.jcoll.TransportInfo#rejected()}. Any other failure fails the communicator.
+     */
     Transport open(TransportContext context);
 }

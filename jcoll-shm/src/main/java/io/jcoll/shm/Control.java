@@ -1,0 +1,138 @@
+package io.jcoll.shm;
+
+import io.jcoll.spi.Signature;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The ranks' control blocks in a segment. Each rank writes only its own block and reads the others'; every
+ * counter is written with release and read with acquire semantics, so that whatever a rank wrote before it
+ * advanced a counter is visible to a peer that has seen the counter advance, across processes as across threads.
+ *
+ * <p>A block holds the rank's progress counter (every phase of every collective advances it by one, the same
+ * sequence on every rank for the same calls), its state (open, closed, aborted, with a reason), its process (pid,
+ * so that peers can tell it died), and a ring of its latest calls' signatures (so that peers
+ * compare calls before they touch each other's data).
+ */
+final class Control {
+
+    static final int OPEN = 0;
+    static final int CLOSED = 1;
+    static final int ABORTED = 2;
+
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private static final int FLAG_AT = 0;
+    private static final int STATE_AT = Layout.LINE;
+    private static final int PID_AT = STATE_AT + 8;
+    private static final int REASON_LENGTH_AT = STATE_AT + 24;
+    private static final int REASON_AT = STATE_AT + 28;
+    private static final int REASON_MAX = 2 * Layout.LINE - 28 - 4;
+    private static final int ENTERED_AT = 3 * Layout.LINE;
+    private static final int CULPRIT_AT = ENTERED_AT + 8;
+
+    private static final int TAG_AT = 0;
+    private static final int SIGNATURE_AT = 8;
+    private static final int HISTORY_AT = SIGNATURE_AT + Signature.BYTES;
+
+    private final ByteBuffer map;
+    private final Layout layout;
+    private final int[] flagAt;
+
+    Control(ByteBuffer map, Layout layout) {
+        this.map = map;
+        this.layout = layout;
+        this.flagAt = new int[layout.size()];
+        for (int r = 0; r < flagAt.length; r++) {
+            flagAt[r] = (int) layout.controlOffset(r) + FLAG_AT;
+        }
+    }
+
+    /** Ranks with a block: the communicator's size. */
+    int flagCount() {
+        return flagAt.length;
+    }
+
+    long flag(int rank) {
+        return (long) LONGS.getAcquire(map, flagAt[rank]);
+    }
+
+    void publishFlag(int rank, long value) {
+        LONGS.setRelease(map, flagAt[rank], value);
+    }
+
+    /** Marks the block as this process's, open. */
+    void claim(int rank, long pid) {
+        int at = (int) layout.controlOffset(rank);
+        map.putLong(at + PID_AT, pid);
+        LONGS.setRelease(map, at + STATE_AT, (long) OPEN);
+    }
+
+    int state(int rank) {
+        return (int) (long) LONGS.getAcquire(map, (int) layout.controlOffset(rank) + STATE_AT);
+    }
+
+    long pid(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + PID_AT);
+    }
+
+    /**
+     * Leaves: closed on purpose, or aborted with a reason peers will quote and the rank it blames (-1 for none),
+     * so that a failure that spreads from rank to rank is still attributed to the rank where it began.
+     */
+    void leave(int rank, int state, String reason, int culprit) {
+        int at = (int) layout.controlOffset(rank);
+        map.putInt(at + CULPRIT_AT, culprit + 1);
+        byte[] text = reason == null ? new byte[0] : reason.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(text.length, REASON_MAX);
+        map.put(at + REASON_AT, text, 0, n);
+        map.putInt(at + REASON_LENGTH_AT, n);
+        LONGS.setRelease(map, at + STATE_AT, (long) state);
+    }
+
+    /** The rank a peer that aborted blames, or -1. */
+    int culprit(int rank) {
+        int c = map.getInt((int) layout.controlOffset(rank) + CULPRIT_AT) - 1;
+        return c >= -1 && c < flagAt.length ? c : -1;
+    }
+
+    /** The reason a peer gave when it left (bounded, whatever the bytes say). */
+    String reason(int rank) {
+        int at = (int) layout.controlOffset(rank);
+        int n = Math.max(0, Math.min(REASON_MAX, map.getInt(at + REASON_LENGTH_AT)));
+        byte[] text = new byte[n];
+        map.get(at + REASON_AT, text);
+        return new String(text, StandardCharsets.UTF_8);
+    }
+
+    /** Records the call a rank has entered: its signature and history first, the tag (index + 1) last. */
+    void enter(int rank, long callIndex, Signature signature, long history) {
+        int at = (int) layout.callEntryOffset(rank, callIndex);
+        signature.writeTo(map, at + SIGNATURE_AT);
+        map.putLong(at + HISTORY_AT, history);
+        LONGS.setRelease(map, at + TAG_AT, callIndex + 1);
+        map.putLong((int) layout.controlOffset(rank) + ENTERED_AT, callIndex);
+    }
+
+    /** The index of the latest call {@code rank} entered, or -1 (for diagnoses only: read without ordering). */
+    long entered(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + ENTERED_AT);
+    }
+
+    /** Whether {@code rank}'s entry for {@code callIndex} is there (not an older or newer call's). */
+    boolean hasEntry(int rank, long callIndex) {
+        return (long) LONGS.getAcquire(map, (int) layout.callEntryOffset(rank, callIndex) + TAG_AT) == callIndex + 1;
+    }
+
+    Signature signature(int rank, long callIndex) {
+        return Signature.readFrom(map, (int) layout.callEntryOffset(rank, callIndex) + SIGNATURE_AT);
+    }
+
+    long history(int rank, long callIndex) {
+        return map.getLong((int) layout.callEntryOffset(rank, callIndex) + HISTORY_AT);
+    }
+}

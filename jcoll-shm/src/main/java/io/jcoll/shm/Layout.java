@@ -1,0 +1,95 @@
+package io.jcoll.shm;
+
+import io.jcoll.spi.Settings;
+
+/**
+ * Where everything lies in a communicator's segment. Every offset is a multiple of {@link #LINE}, so that no two
+ * ranks ever write the same cache line: a header; one control block per rank (its progress counter, its state,
+ * the signatures of its latest calls); one ring per ordered pair of ranks for point-to-point messages; and
+ * {@code slots} slots of {@code slotBytes} per rank, through which the collectives move data. The segment's size
+ * follows from the rank count and these sizes, never from a message's size: a 1 GB all-reduce goes through the
+ * same slots a chunk at a time.
+ *
+ * @param size      ranks
+ * @param slotBytes bytes of one slot (a chunk of a collective per rank)
+ * @param slots     slots per rank: chunks in flight before a rank waits for its peers to free the oldest
+ * @param ringBytes bytes of each point-to-point ring
+ */
+record Layout(int size, int slotBytes, int slots, int ringBytes) {
+
+    static final int LINE = 128;           // two cache lines: adjacent-line prefetch must not couple two writers
+    static final int HEADER_BYTES = 4096;
+    static final int CONTROL_BYTES = 4 * LINE;
+    /** Entries in each rank's ring of call signatures: more than a rank can run ahead of the slowest. */
+    static final int CALL_ENTRIES = 16;
+    static final int CALL_ENTRY_BYTES = 64;
+    static final int RING_HEADER_BYTES = 2 * LINE;
+
+    static final int DEFAULT_SLOT_BYTES = 256 << 10;
+    static final int DEFAULT_SLOTS = 2;
+    static final int DEFAULT_RING_BYTES = 64 << 10;
+
+    Layout {
+        if (size < 1 || slots < 2 || slots > 4 || slotBytes < 4096 || slotBytes % LINE != 0
+                || ringBytes < 4096 || Integer.bitCount(ringBytes) != 1) {
+            throw new IllegalArgumentException("shared segment layout out of range: " + this
+                    + " (slots 2-4, slot bytes >= 4K in multiples of " + LINE + ", ring bytes a power of two >= 4K)");
+        }
+    }
+
+    /** The layout JCOLL_SHM_SLOT, JCOLL_SHM_SLOTS and JCOLL_SHM_RING ask for, for {@code size} ranks. */
+    static Layout from(Settings settings, int size) {
+        long slot = settings.getBytes("JCOLL_SHM_SLOT", DEFAULT_SLOT_BYTES);
+        long ring = settings.getBytes("JCOLL_SHM_RING", DEFAULT_RING_BYTES);
+        if (slot > (64 << 20) || ring > (16 << 20)) {
+            throw new IllegalArgumentException("JCOLL_SHM_SLOT may be at most 64M and JCOLL_SHM_RING at most 16M");
+        }
+        // a ring per ordered pair: many ranks share a host's memory, so the rings shrink as pairs multiply
+        int rings = (int) Math.max(4096, Math.min(ring, Integer.highestOneBit((int) Math.max(4096,
+                (64L << 20) / Math.max(1, (long) size * size)))));
+        return new Layout(size, (int) (slot / LINE * LINE), settings.getInt("JCOLL_SHM_SLOTS", DEFAULT_SLOTS), rings);
+    }
+
+    long controlOffset(int rank) {
+        return HEADER_BYTES + (long) rank * CONTROL_BYTES;
+    }
+
+    long callEntryOffset(int rank, long callIndex) {
+        return HEADER_BYTES + (long) size * CONTROL_BYTES
+                + ((long) rank * CALL_ENTRIES + Math.floorMod(callIndex, CALL_ENTRIES)) * CALL_ENTRY_BYTES;
+    }
+
+    private long ringsOffset() {
+        return HEADER_BYTES + (long) size * CONTROL_BYTES + (long) size * CALL_ENTRIES * CALL_ENTRY_BYTES;
+    }
+
+    /** The ring that carries messages from {@code from} to {@code to}: its header, then its bytes. */
+    long ringOffset(int from, int to) {
+        return ringsOffset() + ((long) from * size + to) * (RING_HEADER_BYTES + ringBytes);
+    }
+
+    private long slotsOffset() {
+        return ringsOffset() + (long) size * size * (RING_HEADER_BYTES + ringBytes);
+    }
+
+    long slotOffset(int rank, int slot) {
+        return slotsOffset() + ((long) rank * slots + slot) * slotBytes;
+    }
+
+    long totalBytes() {
+        return slotsOffset() + (long) size * slots * slotBytes;
+    }
+
+    String encode() {
+        return size + "," + slotBytes + "," + slots + "," + ringBytes;
+    }
+
+    static Layout decode(String text) {
+        String[] f = text.split(",");
+        if (f.length != 4) {
+            throw new IllegalArgumentException("not a shared segment layout: " + text);
+        }
+        return new Layout(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]),
+                Integer.parseInt(f[3]));
+    }
+}

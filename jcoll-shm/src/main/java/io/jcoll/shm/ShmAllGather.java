@@ -1,0 +1,36 @@
+package io.jcoll.shm;
+
+import io.jcoll.spi.Call;
+import io.jcoll.spi.StagedAccess;
+
+/**
+ * All-gather, and gather to one root, through the slots: per chunk, every rank posts its contribution's next
+ * range, and each rank (or the root) copies every rank's range into its place. One phase per chunk.
+ */
+final class ShmAllGather {
+
+    private ShmAllGather() {
+    }
+
+    /** @param root the rank that receives the result, or -1 for every rank */
+    static void run(Slots s, Call call, int root) {
+        long count = call.count();
+        int typeSize = call.type().size();
+        long chunk = s.slotBytes() / typeSize;
+        StagedAccess in = (StagedAccess) call.send();
+        StagedAccess out = (StagedAccess) call.recv();
+        for (long from = 0; from < count; from += chunk) {
+            int bytes = (int) Math.min(chunk, count - from) * typeSize;
+            int k = s.nextSlot();
+            s.copyIn(in, from * typeSize, bytes, s.slot(s.rank(), k), 0);
+            s.publish();
+            s.awaitAll();
+            if (root < 0 || root == s.rank()) {
+                for (int j = 0; j < s.size(); j++) {
+                    s.copyOut(s.slot(j, k), 0, bytes, out, (j * count + from) * typeSize);
+                }
+            }
+            s.free(k);
+        }
+    }
+}

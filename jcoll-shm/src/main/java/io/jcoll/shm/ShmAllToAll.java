@@ -1,0 +1,40 @@
+package io.jcoll.shm;
+
+import io.jcoll.spi.Call;
+import io.jcoll.spi.StagedAccess;
+
+import java.nio.ByteBuffer;
+
+/**
+ * All-to-all through the slots: per chunk, every rank posts the same range of its block for each peer side by
+ * side in its slot, and each rank copies its own piece out of every slot. One phase per chunk. In place works:
+ * a chunk's input ranges are all posted before any output range of that chunk is written.
+ */
+final class ShmAllToAll {
+
+    private ShmAllToAll() {
+    }
+
+    static void run(Slots s, Call call) {
+        long count = call.count();
+        int typeSize = call.type().size();
+        int n = s.size();
+        long piece = s.slotBytes() / ((long) n * typeSize);
+        StagedAccess in = (StagedAccess) call.send();
+        StagedAccess out = (StagedAccess) call.recv();
+        for (long from = 0; from < count; from += piece) {
+            int bytes = (int) Math.min(piece, count - from) * typeSize;
+            int k = s.nextSlot();
+            ByteBuffer mine = s.slot(s.rank(), k);
+            for (int d = 0; d < n; d++) {
+                s.copyIn(in, (d * count + from) * typeSize, bytes, mine, d * bytes);
+            }
+            s.publish();
+            s.awaitAll();
+            for (int j = 0; j < n; j++) {
+                s.copyOut(s.slot(j, k), s.rank() * bytes, bytes, out, (j * count + from) * typeSize);
+            }
+            s.free(k);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.jcoll.shm;
+
+import io.jcoll.spi.Settings;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where segments live: {@code JCOLL_SHM_DIR}, else {@code /dev/shm}. Names carry the creating process's pid and
+ * 64 random bits ({@code jcoll-<pid>-<hex>}): never the same twice, and a file whose creator has died and that has
+ * not been touched for a minute is a stale one (its creator was killed between creating and unlinking it), which
+ * the next creator in the directory removes.
+ */
+final class ShmDirectory {
+
+    static final String VARIABLE = "JCOLL_SHM_DIR";
+    private static final Path DEFAULT = Path.of("/dev/shm");
+    private static final Pattern NAME = Pattern.compile("jcoll-(\\d+)-[0-9a-f]{16}");
+    static final Duration STALE_AFTER = Duration.ofMinutes(1);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Path dir;
+
+    private ShmDirectory(Path dir) {
+        this.dir = dir;
+    }
+
+    static ShmDirectory of(Settings settings) {
+        return new ShmDirectory(settings.get(VARIABLE).map(Path::of).orElse(DEFAULT));
+    }
+
+    Path path() {
+        return dir;
+    }
+
+    /** Null if a segment of {@code bytes} can be made here, else why not (for the probe). */
+    String unusableReason(long bytes) {
+        String where = dir + (dir.equals(DEFAULT) ? "" : " (" + VARIABLE + ")");
+        if (!Files.isDirectory(dir)) {
+            return where + " is not a directory";
+        }
+        if (!Files.isWritable(dir)) {
+            return where + " is not writable by this user";
+        }
+        try {
+            long free = Files.getFileStore(dir).getUsableSpace();
+            if (free < bytes) {
+                return where + " has " + (free >> 10) + " KiB free where a segment needs " + (bytes >> 10)
+                        + " KiB (a full /dev/shm: remove stale files there, or give the container a larger one)";
+            }
+        } catch (IOException e) {
+            return where + " cannot be examined: " + e.getMessage();
+        }
+        return null;
+    }
+
+    /** A fresh name in this directory. */
+    Path freshName() {
+        return dir.resolve(String.format("jcoll-%d-%016x", ProcessHandle.current().pid(), RANDOM.nextLong()));
+    }
+
+    /** Removes segments whose creator is gone and that have not been touched since {@link #STALE_AFTER}. */
+    int sweepStale() {
+        int removed = 0;
+        Instant cutoff = Instant.now().minus(STALE_AFTER);
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "jcoll-*")) {
+            for (Path f : files) {
+                Matcher m = NAME.matcher(f.getFileName().toString());
+                if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()) {
+                    continue;
+                }
+                try {
+                    FileTime modified = Files.getLastModifiedTime(f);
+                    if (modified.toInstant().isBefore(cutoff) && Files.deleteIfExists(f)) {
+                        removed++;
+                    }
+                } catch (IOException e) {
+                    // another user's file, or gone already: not ours to remove
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // an unreadable directory: creating will say what is wrong
+        }
+        return removed;
+    }
+}

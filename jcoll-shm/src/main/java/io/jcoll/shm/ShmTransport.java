@@ -1,0 +1,290 @@
+package io.jcoll.shm;
+
+import io.jcoll.Buffer;
+import io.jcoll.NetworkReport;
+import io.jcoll.exceptions.BootstrapException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.ProtocolException;
+import io.jcoll.exceptions.TransportUnavailableException;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.HostMemory;
+import io.jcoll.spi.Operation;
+import io.jcoll.spi.Signature;
+import io.jcoll.spi.SplitRequest;
+import io.jcoll.spi.StagedAccess;
+import io.jcoll.spi.Transport;
+import io.jcoll.spi.TransportContext;
+import io.jcoll.tcp.algorithm.AlgorithmContext;
+import io.jcoll.tcp.algorithm.Collectives;
+import io.jcoll.tcp.algorithm.PointToPointBatch;
+import io.jcoll.tcp.algorithm.Scratch;
+import io.jcoll.tcp.algorithm.Tuning;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The shared-memory transport: the collectives through every rank's slots in one segment, point-to-point
+ * messages through its rings, progressed by the calling thread. Opened by {@link SegmentSetup}.
+ */
+final class ShmTransport implements Transport {
+
+    /** Messages per rank up to this size are all-reduced in one step (JCOLL_SHM_ONE_STEP). */
+    static final int DEFAULT_ONE_STEP_BYTES = 16 << 10;
+    static final Duration DEFAULT_SPIN = Duration.ofNanos(200_000);
+
+    private final TransportContext context;
+    private final Segment segment;
+    private final Control control;
+    private final Waiter waiter;
+    private final Slots slots;
+    private final PairRings rings;
+    private final AlgorithmContext pointToPoint;
+    private final int oneStepBytes;
+    private final NetworkReport network;
+    private long history;
+    private boolean closed;
+
+    private ShmTransport(TransportContext context, Segment segment) {
+        this.context = context;
+        this.segment = segment;
+        Layout layout = segment.layout();
+        this.control = new Control(segment.buffer(), layout);
+        boolean oversubscribed = context.localSize() > Runtime.getRuntime().availableProcessors();
+        this.waiter = new Waiter(context.rank(), control, segment,
+                context.settings().getDuration("JCOLL_SHM_SPIN", DEFAULT_SPIN).toNanos(), oversubscribed);
+        HostMemory stages = HostMemory.pinnedOrDirect();
+        this.slots = new Slots(context.rank(), layout, segment.buffer(), control, waiter, stages);
+        this.rings = new PairRings(context.rank(), layout, segment.buffer(), waiter);
+        Tuning tuning = Tuning.from(context.settings());
+        this.pointToPoint = new AlgorithmContext(rings, new Scratch(tuning.segmentBytes(), stages), tuning);
+        this.oneStepBytes = (int) context.settings().getBytes("JCOLL_SHM_ONE_STEP", DEFAULT_ONE_STEP_BYTES);
+        this.network = new NetworkReport("shared memory among the " + layout.size() + " ranks of this host: "
+                + "one segment of " + (layout.totalBytes() >> 10) + " KiB (" + layout.slots() + " slots of "
+                + (layout.slotBytes() >> 10) + " KiB per rank, rings of " + (layout.ringBytes() >> 10)
+                + " KiB per pair), unlinked once mapped; stages in " + stages.describe() + " host memory",
+                List.of("SHM"), null, List.of(segment.path().getParent().toString()), null, List.of(),
+                "jcoll's shm transport");
+        control.claim(context.rank(), ProcessHandle.current().pid());
+    }
+
+    /** Opens the segment for {@code context}'s group; see {@link SegmentSetup}. */
+    static ShmTransport open(TransportContext context) {
+        Segment segment = SegmentSetup.join(context);
+        ShmTransport transport;
+        try {
+            transport = new ShmTransport(context, segment);
+        } catch (RuntimeException e) {
+            segment.close();
+            throw e;
+        }
+        try {
+            // every rank has claimed its block before any call can wait on it
+            transport.waiter.begin("bootstrap", "the setup of the shared segment",
+                    System.nanoTime() + context.timeout().toNanos());
+            transport.slots.publish();
+            transport.waiter.awaitAll(1);
+            SegmentSetup.forget(context);
+        } catch (JcollException e) {
+            transport.abort(e);
+            transport.segment.close();
+            throw e;
+        }
+        return transport;
+    }
+
+    @Override
+    public String name() {
+        return "shm";
+    }
+
+    @Override
+    public NetworkReport network() {
+        return network;
+    }
+
+    /** Yes: every wait watches each peer's process and state. */
+    @Override
+    public boolean detectsDeadPeers() {
+        return true;
+    }
+
+    /** Yes: ranks compare each collective's recorded signature before reading each other's slots. */
+    @Override
+    public boolean checksSignatures() {
+        return true;
+    }
+
+    @Override
+    public String unsupportedReason(Buffer buffer) {
+        return buffer instanceof StagedAccess ? null
+                : "it can reach only buffers that offer staged access (host buffers, jcoll device buffers)";
+    }
+
+    @Override
+    public void execute(Call call, long deadlineNanos) {
+        waiter.begin(call.operation().label(), call.describe(), deadlineNanos);
+        try {
+            run(call, deadlineNanos);
+        } catch (InternalError e) {
+            throw truncated(call, e);
+        } catch (JcollException e) {
+            deliverPendingFault();
+            throw e;
+        }
+    }
+
+    /**
+     * A SIGBUS from a page of the segment that another process cut off. The JVM turns it into this error, raised
+     * at the faulting thread's next safepoint poll, usually inside the call, so it is turned into a clear exception
+     * here.
+     */
+    private ProtocolException truncated(Call call, InternalError e) {
+        String damage;
+        try {
+            damage = segment.damage();
+        } catch (InternalError again) {
+            damage = null;
+        }
+        return new ProtocolException(call.operation().label(), context.rank(), JcollException.NONE,
+                (damage != null ? damage : "a fault occurred reading the shared segment " + segment.path()
+                        + " (another process truncated or replaced it)") + " during " + call.describe(), e);
+    }
+
+    /**
+     * Lets a fault still pending from the segment's damage (see {@link #truncated}) be raised now, and dropped,
+     * rather than replace the clear exception being thrown: a return from native code delivers it.
+     */
+    private static void deliverPendingFault() {
+        try {
+            Thread.yield();
+        } catch (InternalError e) {
+            // the damage the exception being thrown already names
+        }
+    }
+
+    private void run(Call call, long deadlineNanos) {
+        switch (call.operation()) {
+            case GROUP -> {
+                runGroup(call, deadlineNanos);
+                return;
+            }
+            case SEND, RECV -> {
+                rings.begin(Signature.of(call), history, null, null);
+                Collectives.run(pointToPoint, call);
+                return;
+            }
+            default -> {
+            }
+        }
+        slots.begin(call, history);
+        switch (call.operation()) {
+            case ALL_REDUCE -> ShmAllReduce.run(slots, call, -1, oneStepBytes);
+            case REDUCE -> ShmAllReduce.run(slots, call, call.root(), oneStepBytes);
+            case REDUCE_SCATTER -> ShmReduceScatter.run(slots, call);
+            case ALL_GATHER, SPLIT -> ShmAllGather.run(slots, call, -1);
+            case GATHER -> ShmAllGather.run(slots, call, call.root());
+            case ALL_TO_ALL -> ShmAllToAll.run(slots, call);
+            case BROADCAST -> ShmBroadcast.broadcast(slots, call);
+            case SCATTER -> ShmBroadcast.scatter(slots, call);
+            case BARRIER -> {
+                slots.publish();
+                slots.awaitAll();
+            }
+            case ALL_TO_ALL_V -> {
+                io.jcoll.spi.Vectors v = call.vectors();
+                rings.begin(Signature.of(call), history, v.sendCounts(), v.recvCounts());
+                Collectives.run(pointToPoint, call);
+            }
+            default -> throw new IllegalArgumentException("unknown operation " + call.operation());
+        }
+        history = Signature.of(call).foldInto(history);
+    }
+
+    /** A group: its sends and receives posted at once (no order of them can deadlock), then its collectives. */
+    private void runGroup(Call group, long deadlineNanos) {
+        List<Call> pointToPointCalls = new ArrayList<>();
+        for (Call c : group.members()) {
+            if (!c.operation().isCollective()) {
+                pointToPointCalls.add(c);
+            }
+        }
+        if (!pointToPointCalls.isEmpty()) {
+            PointToPointBatch.run(pointToPoint, pointToPointCalls, c -> rings.begin(Signature.of(c), history, null, null));
+        }
+        for (Call c : group.members()) {
+            if (c.operation().isCollective()) {
+                waiter.begin(c.operation().label(), c.describe(), deadlineNanos);
+                run(c, deadlineNanos);
+            }
+        }
+    }
+
+    /** A sub-group gets a segment of its own, formed among its members through the store under the split's scope. */
+    @Override
+    public Transport split(SplitRequest request) {
+        if (!request.included()) {
+            return null;
+        }
+        return open(new TransportContext(request.rank(), request.size(), request.localRank(), request.localSize(),
+                context.store().scoped(request.scope()), context.advertiseAddress(), context.token(), context.timeout(),
+                context.settings()));
+    }
+
+    /** From another thread while a call runs: that call's wait fails at once, and the peers learn why. */
+    @Override
+    public void interrupt(Throwable cause) {
+        waiter.interrupt(cause);
+        leave(Control.ABORTED, cause);
+    }
+
+    /** Writes this rank's state for its peers; a segment cut short by another process cannot take it. */
+    private void leave(int state, Throwable cause) {
+        int culprit = cause instanceof JcollException j && j.peer() != context.rank() ? j.peer() : -1;
+        try {
+            if (segment.damage() == null) {
+                control.leave(context.rank(), state, cause == null ? "closed" : String.valueOf(cause), culprit);
+            }
+        } catch (InternalError e) {
+            // the page went in between: the peers find the segment damaged themselves
+        }
+        deliverPendingFault(); // a write to a page cut off in between faults later: here, not in the caller
+    }
+
+    /**
+     * Tells the peers and stops. The mapping is left to the collector rather than unmapped here: a thread of the
+     * failed call might, in a caller's bug, still touch it, and a touch of an unmapped page would crash the JVM.
+     */
+    @Override
+    public void abort(Throwable cause) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        waiter.interrupt(cause);
+        leave(Control.ABORTED, cause);
+        slots.release();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        leave(Control.CLOSED, null);
+        slots.release();
+        segment.close();
+    }
+
+    /** Thrown by {@link SegmentSetup} when the ranks cannot share a segment: the same on every rank. */
+    static TransportUnavailableException unavailable(int rank, String why) {
+        return new TransportUnavailableException("bootstrap", rank, JcollException.NONE,
+                "the shm transport cannot run: " + why);
+    }
+
+    static BootstrapException setupFailed(int rank, int peer, String why) {
+        return new BootstrapException("bootstrap", rank, peer, why);
+    }
+}

@@ -1,0 +1,197 @@
+package io.jcoll.shm;
+
+import io.jcoll.exceptions.CollectiveMismatchException;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.HostMemory;
+import io.jcoll.spi.Signature;
+import io.jcoll.spi.StagedAccess;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Paces the collectives through the ranks' slots. A collective moves its data a chunk at a time; each chunk
+ * takes the next slot of every rank in turn, and goes through phases: a rank writes its part into its own slot
+ * and advances its counter, waits until its peers' counters show they have done the same, reads what it needs
+ * from their slots, and so on. Every rank runs the same phases for the same calls, so a counter value names one
+ * phase of one chunk on every rank, and a slot may be written again once every counter has passed the phase in
+ * which its last reader finished with it. With two or more slots a rank fills the next chunk while its peers
+ * still read the last: the pipeline.
+ *
+ * <p>Before a rank reads a peer's slot in a call, it compares the signature the peer recorded for that call
+ * with its own: ranks in different calls fail, naming each other, before either reads the other's data.
+ */
+final class Slots {
+
+    private final int rank;
+    private final int size;
+    private final Layout layout;
+    private final Control control;
+    private final Waiter waiter;
+    private final ByteBuffer[][] slots;  // [rank][slot], native order, each exactly one slot long
+    private final long[] freeAt;         // per slot: the counter every rank must reach before it is written again
+    private final HostMemory stageMemory;
+    private ByteBuffer stage;            // for buffers that cannot be viewed (arrays, GPU memory): one slot
+    private long flag;                   // this rank's counter, as last published
+    private long chunk;                  // chunks run on this communicator: picks the slot
+    private long callIndex = -1;         // collectives begun on this communicator
+    private Signature signature;
+    private long history;
+    private boolean verified;
+
+    Slots(int rank, Layout layout, ByteBuffer map, Control control, Waiter waiter, HostMemory stageMemory) {
+        this.rank = rank;
+        this.size = layout.size();
+        this.layout = layout;
+        this.control = control;
+        this.waiter = waiter;
+        this.stageMemory = stageMemory;
+        this.freeAt = new long[layout.slots()];
+        this.slots = new ByteBuffer[size][layout.slots()];
+        for (int r = 0; r < size; r++) {
+            for (int k = 0; k < layout.slots(); k++) {
+                slots[r][k] = map.slice((int) layout.slotOffset(r, k), layout.slotBytes()).order(ByteOrder.nativeOrder());
+            }
+        }
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    int size() {
+        return size;
+    }
+
+    int slotBytes() {
+        return layout.slotBytes();
+    }
+
+    /** Records the call this rank enters, for its peers to compare before they read its slots. */
+    void begin(Call call, long historyBefore) {
+        callIndex++;
+        signature = Signature.of(call);
+        history = historyBefore;
+        verified = false;
+        control.enter(rank, callIndex, signature, historyBefore);
+    }
+
+    /** The next chunk's slot, once every rank has finished reading what it last held. */
+    int nextSlot() {
+        int k = (int) (chunk++ % freeAt.length);
+        waiter.awaitAll(freeAt[k]);
+        return k;
+    }
+
+    /** The next chunk's slot on a rank that will not write it (a broadcast's receivers): no wait. */
+    int nextSlotUnwritten() {
+        return (int) (chunk++ % freeAt.length);
+    }
+
+    ByteBuffer slot(int owner, int k) {
+        return slots[owner][k];
+    }
+
+    /** Advances this rank's counter: a phase is done. */
+    void publish() {
+        control.publishFlag(rank, ++flag);
+    }
+
+    /** Advances the counter for the phase after the last read of slot {@code k}: it may be written again after. */
+    void free(int k) {
+        publish();
+        freeAt[k] = flag;
+    }
+
+    /** Until every rank has done the phase this rank just published; the first such wait of a call compares calls. */
+    void awaitAll() {
+        waiter.awaitAll(flag);
+        if (!verified) {
+            for (int p = 0; p < size; p++) {
+                verify(p);
+            }
+            verified = true;
+        }
+    }
+
+    /** Until {@code peer} has done the phase this rank just published. */
+    void awaitPeer(int peer) {
+        waiter.awaitPeer(peer, flag);
+        if (!verified) {
+            verify(peer);
+            verified = true;
+        }
+    }
+
+    private void verify(int peer) {
+        if (peer == rank) {
+            return;
+        }
+        if (!control.hasEntry(peer, callIndex)) {
+            long theirs = control.entered(peer);
+            throw new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " is not in "
+                    + signature.describe() + " (the latest call it entered is "
+                    + (control.hasEntry(peer, theirs) ? control.signature(peer, theirs).describe() : "unknown")
+                    + "); every rank must issue the same collectives, in the same order, with the same arguments");
+        }
+        Signature theirs = control.signature(peer, callIndex);
+        if (!theirs.equals(signature)) {
+            throw new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank is in "
+                    + signature.describe() + " but rank " + peer + " is in " + theirs.describe()
+                    + "; every rank must issue the same collectives, in the same order, with the same arguments");
+        }
+        if (control.history(peer, callIndex) != history) {
+            throw new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " and this rank "
+                    + "disagree about an earlier collective (before " + signature.describe() + "): one of them was "
+                    + "called with other arguments on one of the two (a different root, count, type or op) and "
+                    + "completed without either noticing; every rank must issue the same collectives, in the same "
+                    + "order, with the same arguments");
+        }
+    }
+
+    /** Copies {@code length} bytes of {@code from} at {@code byteOffset} into {@code slot} at {@code at}. */
+    void copyIn(StagedAccess from, long byteOffset, int length, ByteBuffer slot, int at) {
+        if (length > 0) {
+            slot.put(at, from.readable(byteOffset, length, stage(length)), 0, length);
+        }
+    }
+
+    /** Copies {@code length} bytes of {@code slot} at {@code at} into {@code to} at {@code byteOffset}. */
+    void copyOut(ByteBuffer slot, int at, int length, StagedAccess to, long byteOffset) {
+        if (length > 0) {
+            ByteBuffer room = to.writable(byteOffset, length, stage(length));
+            room.put(0, slot, at, length);
+            to.commit(byteOffset, room);
+        }
+    }
+
+    /** {@code length} bytes of {@code from} at {@code byteOffset}, indexed from 0, native order (a view or the stage). */
+    ByteBuffer readable(StagedAccess from, long byteOffset, int length) {
+        return from.readable(byteOffset, length, stage(length)).order(ByteOrder.nativeOrder());
+    }
+
+    /** Room to write {@code length} bytes of {@code to} at {@code byteOffset}; pass it to {@link StagedAccess#commit}. */
+    ByteBuffer writable(StagedAccess to, long byteOffset, int length) {
+        return to.writable(byteOffset, length, stage(length)).order(ByteOrder.nativeOrder());
+    }
+
+    /** {@code length} bytes of {@code slot} from {@code at}, indexed from 0, native order. */
+    static ByteBuffer view(ByteBuffer slot, int at, int length) {
+        return slot.slice(at, length).order(ByteOrder.nativeOrder());
+    }
+
+    private ByteBuffer stage(int length) {
+        if (stage == null) {
+            stage = stageMemory.allocate(layout.slotBytes());
+        }
+        return stage.clear().limit(length);
+    }
+
+    /** Gives the stage back; no call runs any more. */
+    void release() {
+        if (stage != null) {
+            stageMemory.free(stage);
+            stage = null;
+        }
+    }
+}

@@ -1,0 +1,224 @@
+package io.jcoll.shm;
+
+import io.jcoll.exceptions.CollectiveTimeoutException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.PeerFailureException;
+import io.jcoll.exceptions.ProtocolException;
+
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a rank waits on its peers through shared memory: it spins, then yields its core, then sleeps briefly, and
+ * while it waits it watches everything that can end the wait other than the peer arriving: this rank being
+ * interrupted, the deadline, a peer that left or aborted, a peer's process that died, the segment damaged by
+ * another process. Every way out names the peer.
+ */
+final class Waiter {
+
+    /** How far a peer's counter may run ahead of what this rank waits for: beyond it the counter is garbage. */
+    static final long MAX_LEAD = 1L << 20;
+    private static final long CHECK_EVERY_NANOS = 1_000_000;
+    private static final long SLEEP_AFTER_NANOS = 20_000_000;
+
+    private final int rank;
+    private final Control control;
+    private final Segment segment;
+    private final long spinNanos;
+    private final boolean yieldAtOnce;
+    private final long ownPid = ProcessHandle.current().pid();
+    private volatile Throwable interrupted;
+    private final Optional<ProcessHandle>[] processes;
+
+    private String operation = "bootstrap";
+    private String call = "setup";
+    private long deadline = Long.MAX_VALUE;
+
+    Waiter(int rank, Control control, Segment segment, long spinNanos, boolean yieldAtOnce) {
+        this.rank = rank;
+        this.control = control;
+        this.segment = segment;
+        this.spinNanos = spinNanos;
+        this.yieldAtOnce = yieldAtOnce;
+        @SuppressWarnings("unchecked")
+        Optional<ProcessHandle>[] none = new Optional[control.flagCount()];
+        this.processes = none;
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    /** What the next waits belong to, for messages, and when they must end. */
+    void begin(String operation, String call, long deadlineNanos) {
+        this.operation = operation;
+        this.call = call;
+        this.deadline = deadlineNanos;
+    }
+
+    String operation() {
+        return operation;
+    }
+
+    /** From any thread: the wait in progress (or the next) fails at once with {@code cause}. */
+    void interrupt(Throwable cause) {
+        interrupted = cause;
+    }
+
+    /** Until every rank's counter has reached {@code target}. */
+    void awaitAll(long target) {
+        for (int p = 0; p < control.flagCount(); p++) {
+            if (p != rank) {
+                awaitPeer(p, target);
+            }
+        }
+    }
+
+    /** Until {@code peer}'s counter has reached {@code target}. */
+    void awaitPeer(int peer, long target) {
+        long v = control.flag(peer);
+        if (v < target) {
+            v = spinFor(peer, target);
+        }
+        if (v - target > MAX_LEAD) {
+            throw corrupt(peer, "its progress counter reads " + v + " where this rank waits for " + target);
+        }
+    }
+
+    private long spinFor(int peer, long target) {
+        long start = System.nanoTime();
+        long nextCheck = start + CHECK_EVERY_NANOS;
+        int spins = 0;
+        while (true) {
+            long v = control.flag(peer);
+            if (v >= target) {
+                return v;
+            }
+            if (interrupted != null) {
+                throw interruptedNow();
+            }
+            if ((++spins & 63) == 0) {
+                long now = System.nanoTime();
+                if (now >= nextCheck) {
+                    JcollException fault = fault(peer, now);
+                    if (fault != null && control.flag(peer) < target) {
+                        throw fault; // the peer's last step may have come just before it left: looked at again
+                    }
+                    nextCheck = now + CHECK_EVERY_NANOS;
+                }
+                pause(now - start);
+            } else if (yieldAtOnce) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /**
+     * One step of a wait that tests its own condition (the point-to-point rings), begun at {@code startNanos}:
+     * at most every millisecond, the fault that ends it, if any (the caller tests its condition once more before
+     * it throws it, as a peer's last message may have come just before the peer left); it backs off as the wait
+     * grows.
+     */
+    JcollException idle(int peer, long startNanos, long[] nextCheck) {
+        if (interrupted != null) {
+            throw interruptedNow();
+        }
+        long now = System.nanoTime();
+        JcollException fault = null;
+        if (now >= nextCheck[0]) {
+            fault = fault(peer, now);
+            nextCheck[0] = now + CHECK_EVERY_NANOS;
+        }
+        pause(now - startNanos);
+        return fault;
+    }
+
+    private void pause(long waitedNanos) {
+        if (waitedNanos < spinNanos && !yieldAtOnce) {
+            Thread.onSpinWait();
+        } else if (waitedNanos < SLEEP_AFTER_NANOS) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(50_000); // a long wait: a slow peer, not a fast handoff; leave the core alone
+        }
+    }
+
+    /**
+     * What, other than {@code awaited}'s arrival, ends a wait for it, or null: the segment damaged, a rank that
+     * aborted or died, the awaited rank closed, the deadline passed. A rank other than the awaited one may close:
+     * it may have finished everything it had to do.
+     */
+    JcollException fault(int awaited, long now) {
+        String damage = segment.damage();
+        if (damage != null) {
+            return new ProtocolException(operation, rank, awaited, damage + " while this rank was in " + call
+                    + "; the shared segment must not be touched by other processes");
+        }
+        // the processes first: a rank that died is the cause of every abort it set off
+        for (int p = 0; p < control.flagCount(); p++) {
+            if (p == rank) {
+                continue;
+            }
+            int state = control.state(p);
+            if (state == Control.CLOSED && p == awaited) {
+                return new PeerFailureException(operation, rank, p, "rank " + p + " closed its communicator while "
+                        + "this rank was in " + call + " (it had issued fewer calls than this rank)");
+            }
+            if (state == Control.OPEN && !alive(p)) {
+                return new PeerFailureException(operation, rank, p, "rank " + p + " (pid " + control.pid(p)
+                        + ") died while this rank was in " + call);
+            }
+        }
+        for (int p = 0; p < control.flagCount(); p++) {
+            if (p != rank && control.state(p) == Control.ABORTED) {
+                int culprit = control.culprit(p);
+                int named = culprit >= 0 && culprit != rank ? culprit : p;
+                return new PeerFailureException(operation, rank, named, "rank " + p + " aborted while this rank was in "
+                        + call + (named == p ? "" : ", because of rank " + named) + ": " + control.reason(p));
+            }
+        }
+        if (now - deadline >= 0) {
+            return timeout(awaited);
+        }
+        return null;
+    }
+
+    /**
+     * Whether {@code peer}'s process still runs. The handle is taken once: it holds the process's start time, so a
+     * pid reused by another process later reads as dead, as it should.
+     */
+    private boolean alive(int peer) {
+        long pid = control.pid(peer);
+        if (pid == ownPid || pid <= 0) {
+            return true; // a rank on a thread of this process lives as long as this process does
+        }
+        if (processes[peer] == null) {
+            processes[peer] = ProcessHandle.of(pid);
+        }
+        return processes[peer].map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    private CollectiveTimeoutException timeout(int peer) {
+        long entered = control.entered(peer);
+        String where = control.hasEntry(peer, entered) ? "the latest call it entered is "
+                + control.signature(peer, entered).describe() : "it has entered no call on this communicator";
+        return new CollectiveTimeoutException(operation, rank, peer, "rank " + peer + " did not answer in " + call
+                + " within JCOLL_TIMEOUT (" + where + "); it is stopped, busy elsewhere, or issuing other calls");
+    }
+
+    private JcollException interruptedNow() {
+        Throwable cause = interrupted;
+        if (cause instanceof JcollException j) {
+            return j;
+        }
+        return new JcollException(operation, rank, JcollException.NONE, "aborted while in " + call
+                + (cause == null ? "" : ": " + cause), cause);
+    }
+
+    ProtocolException corrupt(int peer, String what) {
+        return new ProtocolException(operation, rank, peer, "the shared segment " + segment.path()
+                + " holds garbage for rank " + peer + " (" + what + "): another process wrote into it");
+    }
+}

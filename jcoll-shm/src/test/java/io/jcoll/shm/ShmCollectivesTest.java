@@ -1,0 +1,106 @@
+package io.jcoll.shm;
+
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
+import io.jcoll.spi.Operation;
+import io.jcoll.testing.Case;
+import io.jcoll.testing.Ops;
+import io.jcoll.testing.Ranks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The whole matrix of operations, types and reduce ops through the public API over shared memory, ranks as
+ * threads, against the double-precision reference; blocking and asynchronous forms alternate. Small slots make
+ * every message take many chunks, and both the one-step and the chunked all-reduce run.
+ */
+class ShmCollectivesTest {
+
+    private static final int[] COUNTS = {0, 1, 2, 13, 97, 1000, 4099};
+    /** 4 KB slots: 1000 float64 take two chunks, 4099 take nine; the one-step all-reduce only up to 256 bytes. */
+    private static final Map<String, String> SMALL_SLOTS = Map.of("JCOLL_SHM_SLOT", "4K", "JCOLL_SHM_ONE_STEP",
+            "256", "JCOLL_SHM_RING", "4K", "JCOLL_TCP_SEGMENT", "1K");
+
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {1, 2, 3, 4, 7})
+    void everyCollectiveMatchesTheReference(int n) {
+        matchesTheReference(n, SMALL_SLOTS);
+    }
+
+    @ParameterizedTest(name = "{0} ranks, 3 slots")
+    @ValueSource(ints = {2, 5})
+    void everyCollectiveMatchesTheReferenceWithThreeSlotsAndDefaults(int n) {
+        matchesTheReference(n, Map.of("JCOLL_SHM_SLOTS", "3"));
+    }
+
+    private static void matchesTheReference(int n, Map<String, String> settings) {
+        List<Case> cases = Case.matrix(COUNTS, true, n);
+        int port = ShmGroup.freePort();
+        List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
+                assertEquals("shm", comm.transport().name());
+                List<double[]> out = new ArrayList<>();
+                for (int i = 0; i < cases.size(); i++) {
+                    out.add(cases.get(i).run(Ops.of(comm, i % 2 == 1)));
+                }
+                return out;
+            }
+        });
+        for (int i = 0; i < cases.size(); i++) {
+            if (cases.get(i).operation() == Operation.ALL_REDUCE) {
+                for (int r = 1; r < n; r++) {
+                    assertArrayEquals(results.get(0).get(i), results.get(r).get(i),
+                            cases.get(i) + ": rank " + r + " differs from rank 0");
+                }
+            }
+        }
+    }
+
+    /** 48 MB of float32 per rank through 256 KB slots: exact sums, so any misplaced chunk shows. */
+    @Test
+    void largeFloatAllReduce() {
+        int n = 3;
+        int count = 12 << 20;
+        SplittableRandom rnd = new SplittableRandom();
+        int a = rnd.nextInt(1, 1000);
+        int b = rnd.nextInt(1, 1000);
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(5), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of())) {
+                ByteBuffer data = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
+                for (int i = 0; i < count; i++) {
+                    data.putFloat(i * 4, value(i, rank, a, b));
+                }
+                comm.allReduce(HostBuffer.of(data, DataType.FLOAT32), ReduceOp.SUM);
+                for (int i = 0; i < count; i++) {
+                    double expected = 0;
+                    for (int r = 0; r < n; r++) {
+                        expected += value(i, r, a, b);
+                    }
+                    if (data.getFloat(i * 4) != expected) {
+                        throw new AssertionError("element " + i + " is " + data.getFloat(i * 4) + ", expected " + expected);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    private static float value(int i, int rank, int a, int b) {
+        return ((i * (long) a + rank * (long) b) % 1024) / 16f;
+    }
+}

@@ -1,0 +1,185 @@
+package io.jcoll.shm;
+
+import io.jcoll.Communicator;
+import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
+import io.jcoll.exceptions.CollectiveMismatchException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.PeerFailureException;
+import io.jcoll.exceptions.TransportUnavailableException;
+import io.jcoll.testing.Ranks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * How a segment comes to be and goes: where the directory cannot serve, {@code auto} takes TCP and says why, and
+ * {@code shm} asked for by name fails clearly; ranks that cannot share a file (another host, another directory,
+ * whatever their host names say) fall back together; files are owner-only, unlinked once mapped, and a stale one
+ * of a killed job is swept; calls that disagree fail on both ranks before either reads the other's data.
+ */
+class ShmSetupTest {
+
+    @Test
+    void aSegmentIsOwnerOnlyAndGoneOnceEveryRankHasMappedIt(@TempDir Path dir) throws Exception {
+        int n = 3;
+        int port = ShmGroup.freePort();
+        List<Set<PosixFilePermission>> modes = Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_DIR", dir.toString()))) {
+                assertEquals("shm", comm.transport().name());
+                comm.barrier();
+                try (Stream<Path> files = Files.list(dir)) {
+                    assertEquals(List.of(), files.toList(), "the segment's name outlived the setup");
+                }
+                return Files.getPosixFilePermissions(SegmentDamageTest.segmentDescriptor());
+            }
+        });
+        for (Set<PosixFilePermission> mode : modes) {
+            assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE), mode);
+        }
+    }
+
+    @Test
+    void aStaleSegmentOfAKilledJobIsSweptAndAFreshNameUsed(@TempDir Path dir) throws Exception {
+        long dead = deadPid();
+        Path stale = dir.resolve(String.format("jcoll-%d-%016x", dead, 0x1234L));
+        Path young = dir.resolve(String.format("jcoll-%d-%016x", dead, 0x5678L));
+        Path foreign = dir.resolve("jcoll-notes.txt");
+        for (Path p : List.of(stale, young, foreign)) {
+            Files.write(p, new byte[4096]);
+        }
+        Files.setLastModifiedTime(stale, FileTime.from(Instant.now().minus(Duration.ofMinutes(5))));
+        Files.setLastModifiedTime(foreign, FileTime.from(Instant.now().minus(Duration.ofMinutes(5))));
+        int n = 2;
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_DIR", dir.toString()))) {
+                float[] v = {rank + 1};
+                comm.allReduce(HostBuffer.of(v), ReduceOp.SUM);
+                assertEquals(3f, v[0]);
+                return null;
+            }
+        });
+        assertTrue(Files.notExists(stale), "a stale segment of a dead process was left");
+        assertTrue(Files.exists(young), "a segment touched within the last minute is not stale yet");
+        assertTrue(Files.exists(foreign), "a file not named as jcoll names segments is not jcoll's to remove");
+    }
+
+    @Test
+    void anUnusableDirectoryPassesShmOverUnderAutoAndFailsItWhenAskedFor(@TempDir Path dir) throws Exception {
+        Path notADirectory = Files.write(dir.resolve("file"), new byte[1]);
+        Map<String, String> settings = Map.of("JCOLL_SHM_DIR", notADirectory.toString());
+        int n = 2;
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", settings).build()) {
+                assertEquals("tcp", comm.transport().name());
+                assertTrue(comm.transport().rejected().stream().anyMatch(r -> r.startsWith("shm passed over")
+                        && r.contains("is not a directory")), comm.transport().toString());
+                return null;
+            }
+        });
+        int port2 = ShmGroup.freePort();
+        List<Throwable> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> assertThrows(
+                TransportUnavailableException.class, () -> ShmGroup.join(rank, n, port2, settings).close()));
+        for (Throwable t : failures) {
+            assertTrue(t.getMessage().contains("JCOLL_TRANSPORT=shm") && t.getMessage().contains("not a directory"),
+                    t.getMessage());
+        }
+    }
+
+    /** Two "hosts" that share a host name but not a segment directory: the setup finds out, and all ranks agree. */
+    @Test
+    void ranksThatCannotShareTheSegmentFallBackToTcpTogether(@TempDir Path dir) throws Exception {
+        int n = 3;
+        Path[] dirs = {Files.createDirectory(dir.resolve("a")), Files.createDirectory(dir.resolve("b"))};
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            Map<String, String> own = Map.of("JCOLL_SHM_DIR", dirs[rank == 2 ? 1 : 0].toString());
+            try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", own).build()) {
+                assertEquals("tcp", comm.transport().name());
+                assertTrue(comm.transport().rejected().stream().anyMatch(r -> r.startsWith("shm passed over")
+                        && r.contains("rank 2")), comm.transport().toString());
+                float[] v = {rank};
+                comm.allReduce(HostBuffer.of(v), ReduceOp.SUM);
+                assertEquals(3f, v[0]);
+                return null;
+            }
+        });
+        for (Path d : dirs) {
+            try (Stream<Path> files = Files.list(d)) {
+                assertEquals(List.of(), files.toList(), "a segment was left in " + d);
+            }
+        }
+        int port2 = ShmGroup.freePort();
+        List<Throwable> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> assertThrows(
+                TransportUnavailableException.class, () -> ShmGroup.join(rank, n, port2,
+                        Map.of("JCOLL_SHM_DIR", dirs[rank == 2 ? 1 : 0].toString())).close()));
+        for (Throwable t : failures) {
+            assertTrue(t.getMessage().contains("rank 2"), t.getMessage());
+        }
+    }
+
+    @Test
+    void callsThatDisagreeFailOnBothRanksNamingTheOther() {
+        int n = 2;
+        int port = ShmGroup.freePort();
+        List<Throwable> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of())) {
+                float[] v = new float[rank == 0 ? 10 : 11];
+                return assertThrows(CollectiveMismatchException.class,
+                        () -> comm.allReduce(HostBuffer.of(v), ReduceOp.SUM));
+            }
+        });
+        for (int r = 0; r < n; r++) {
+            JcollException e = (JcollException) failures.get(r);
+            assertEquals(1 - r, e.peer(), e.getMessage());
+            assertTrue(e.getMessage().contains("10 x float32") && e.getMessage().contains("11 x float32"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void aRankThatClosesWhileItsPeerWaitsIsNamed() {
+        int n = 2;
+        int port = ShmGroup.freePort();
+        List<Object> outcomes = Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "30s"));
+            comm.barrier();
+            if (rank == 1) {
+                comm.close(); // one collective fewer than rank 0
+                return null;
+            }
+            long start = System.nanoTime();
+            PeerFailureException e = assertThrows(PeerFailureException.class, comm::barrier);
+            comm.close();
+            assertTrue(System.nanoTime() - start < 5_000_000_000L, "took longer than the peer's close");
+            return e;
+        });
+        JcollException e = (JcollException) outcomes.get(0);
+        assertEquals(1, e.peer());
+        assertTrue(e.getMessage().contains("closed its communicator"), e.getMessage());
+    }
+
+    private static long deadPid() {
+        long pid = 4_000_000;
+        while (ProcessHandle.of(pid).isPresent()) {
+            pid++;
+        }
+        return pid;
+    }
+}

@@ -1,0 +1,106 @@
+package io.jcoll.shm;
+
+import io.jcoll.Communicator;
+import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
+import io.jcoll.exceptions.CommunicatorClosedException;
+import io.jcoll.testing.Ranks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Sub-communicators over shared memory: each gets a segment of its own, usable from its own thread beside its
+ * parent's, closed with the parent; a thousand of them made and closed leave no mapping, descriptor, thread or
+ * file behind.
+ */
+class ShmSplitTest {
+
+    @Test
+    void rowsAndColumnsRunConcurrentlyAndCloseWithTheirParent() {
+        int n = 4;
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_SLOT", "4K"))) {
+                Communicator row = comm.split(rank / 2, rank).orElseThrow();
+                Communicator column = comm.split(rank % 2, rank).orElseThrow();
+                assertEquals("shm", row.transport().name());
+                Thread other = new Thread(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        double[] v = new double[3001];
+                        java.util.Arrays.fill(v, rank);
+                        column.allReduce(HostBuffer.of(v), ReduceOp.SUM);
+                        assertEquals(rank % 2 + (rank % 2 + 2), v[3000]);
+                    }
+                });
+                other.start();
+                for (int i = 0; i < 200; i++) {
+                    double[] v = new double[2999];
+                    java.util.Arrays.fill(v, rank);
+                    row.allReduce(HostBuffer.of(v), ReduceOp.SUM);
+                    assertEquals(2 * (rank / 2) * 2 + 1, v[0]);
+                }
+                other.join();
+                comm.close();
+                assertThrows(CommunicatorClosedException.class, row::barrier);
+                return null;
+            }
+        });
+    }
+
+    @Test
+    void aThousandSplitsLeaveNothingBehind(@TempDir Path dir) throws Exception {
+        int n = 2;
+        int port = ShmGroup.freePort();
+        Map<String, String> settings = Map.of("JCOLL_SHM_DIR", dir.toString());
+        Ranks.all(n, Duration.ofMinutes(4), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
+                for (int i = 0; i < 20; i++) { // warm: the thread pools and classes every split uses exist
+                    comm.split(0, rank).orElseThrow().close();
+                }
+                comm.barrier();
+                long threads = Thread.activeCount();
+                long descriptors = count("/proc/self/fd");
+                long mappings = segmentMappings();
+                for (int i = 0; i < 1000; i++) {
+                    try (Communicator sub = comm.split(0, rank).orElseThrow()) {
+                        float[] v = {1};
+                        sub.allReduce(HostBuffer.of(v), ReduceOp.SUM);
+                        assertEquals(2f, v[0]);
+                    }
+                }
+                comm.barrier();
+                assertTrue(Thread.activeCount() <= threads + 1, "threads " + threads + " -> " + Thread.activeCount());
+                assertTrue(count("/proc/self/fd") <= descriptors + 4, "descriptors grew");
+                assertTrue(segmentMappings() <= mappings, "segment mappings " + mappings + " -> " + segmentMappings());
+                return null;
+            }
+        });
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(List.of(), files.toList());
+        }
+    }
+
+    private static long count(String dir) throws IOException {
+        try (Stream<Path> s = Files.list(Path.of(dir))) {
+            return s.count();
+        }
+    }
+
+    private static long segmentMappings() throws IOException {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.filter(l -> l.matches(".*/jcoll-\\d+-[0-9a-f]{16}.*")).count();
+        }
+    }
+}
