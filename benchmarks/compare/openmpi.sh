@@ -1,7 +1,9 @@
 # How the comparison runs Open MPI, sourced by compare.sh and ab.sh so that both run it alike: over TCP on the
 # loopback interface only (no shared memory), the way jcoll's TCP transport goes.
 mpirun=(mpirun --oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
-[[ $(id -u) == 0 ]] && mpirun+=(--allow-run-as-root)
+# Open MPI's default path on one host, as its users get it: shared memory (vader) between the ranks
+mpirun_shm=(mpirun --oversubscribe)
+[[ $(id -u) == 0 ]] && mpirun+=(--allow-run-as-root) && mpirun_shm+=(--allow-run-as-root)
 
 # build_mpi_bench DIR: DIR/mpi_bench from mpi_bench.c with mpicc, or a copy of the prebuilt one that MPI_BENCH
 # names (built elsewhere against the same libmpi.so.40, for a host without mpicc).

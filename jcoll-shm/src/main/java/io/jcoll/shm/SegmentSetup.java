@@ -96,6 +96,10 @@ final class SegmentSetup {
             throw ShmTransport.unavailable(rank, published.substring(1));
         }
         String[] f = published.split("\n");
+        if (f.length != 3 || !ShmDirectory.isSegmentName(f[0])) {
+            throw ShmTransport.setupFailed(rank, 0, "rank 0 published no segment this rank can use: '"
+                    + published.replace('\n', ' ') + "'");
+        }
         Segment segment = null;
         String failure = null;
         // by name in this rank's own directory: a rank elsewhere (another host, another JCOLL_SHM_DIR) finds nothing

@@ -62,6 +62,11 @@ final class ShmDirectory {
         return null;
     }
 
+    /** Whether {@code name} is one {@link #freshName} makes: nothing else is opened (no path of another's choosing). */
+    static boolean isSegmentName(String name) {
+        return NAME.matcher(name).matches();
+    }
+
     /** A fresh name in this directory. */
     Path freshName() {
         return dir.resolve(String.format("jcoll-%d-%016x", ProcessHandle.current().pid(), RANDOM.nextLong()));
