@@ -26,9 +26,7 @@ final class ShmAllToAll {
             int bytes = (int) Math.min(piece, count - from) * typeSize;
             int k = s.nextSlot();
             ByteBuffer mine = s.slot(s.rank(), k);
-            for (int d = 0; d < n; d++) {
-                s.copyIn(in, (d * count + from) * typeSize, bytes, mine, d * bytes);
-            }
+            s.copyBlocksIn(in, count, from, bytes, typeSize, mine);
             s.publish();
             s.awaitAll();
             for (int j = 0; j < n; j++) {

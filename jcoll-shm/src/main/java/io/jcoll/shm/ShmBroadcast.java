@@ -53,9 +53,7 @@ final class ShmBroadcast {
             int k = isRoot ? s.nextSlot() : s.nextSlotUnwritten();
             if (isRoot) {
                 StagedAccess in = (StagedAccess) call.send();
-                for (int d = 0; d < n; d++) {
-                    s.copyIn(in, (d * count + from) * typeSize, bytes, s.slot(root, k), d * bytes);
-                }
+                s.copyBlocksIn(in, count, from, bytes, typeSize, s.slot(root, k));
                 s.publish();
             } else {
                 s.publish();

@@ -27,9 +27,7 @@ final class ShmReduceScatter {
             int bytes = elements * typeSize;
             int k = s.nextSlot();
             ByteBuffer mine = s.slot(s.rank(), k);
-            for (int d = 0; d < n; d++) {
-                s.copyIn(in, (d * count + from) * typeSize, bytes, mine, d * bytes);
-            }
+            s.copyBlocksIn(in, count, from, bytes, typeSize, mine);
             s.publish();
             s.awaitAll();
             ByteBuffer dst = s.writable(out, from * typeSize, bytes);

@@ -21,7 +21,6 @@ import io.jcoll.tcp.algorithm.Scratch;
 import io.jcoll.tcp.algorithm.Tuning;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -204,15 +203,7 @@ final class ShmTransport implements Transport {
 
     /** A group: its sends and receives posted at once (no order of them can deadlock), then its collectives. */
     private void runGroup(Call group, long deadlineNanos) {
-        List<Call> pointToPointCalls = new ArrayList<>();
-        for (Call c : group.members()) {
-            if (!c.operation().isCollective()) {
-                pointToPointCalls.add(c);
-            }
-        }
-        if (!pointToPointCalls.isEmpty()) {
-            PointToPointBatch.run(pointToPoint, pointToPointCalls, c -> rings.begin(Signature.of(c), history, null, null));
-        }
+        PointToPointBatch.runSendsAndReceives(pointToPoint, group, c -> rings.begin(Signature.of(c), history, null, null));
         for (Call c : group.members()) {
             if (c.operation().isCollective()) {
                 waiter.begin(c.operation().label(), c.describe(), deadlineNanos);

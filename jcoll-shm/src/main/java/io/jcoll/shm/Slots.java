@@ -127,14 +127,18 @@ final class Slots {
         if (peer == rank) {
             return;
         }
-        if (!control.hasEntry(peer, callIndex)) {
-            long theirs = control.entered(peer);
+        Signature theirs = control.hasEntry(peer, callIndex) ? control.signature(peer, callIndex) : null;
+        if ((theirs == null || !theirs.equals(signature) || control.history(peer, callIndex) != history)
+                && waiter.damaged(peer) != null) {
+            throw waiter.damaged(peer); // garbage written over the records by another process, not a disagreement
+        }
+        if (theirs == null) {
+            long latest = control.entered(peer);
             throw new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " is not in "
                     + signature.describe() + " (the latest call it entered is "
-                    + (control.hasEntry(peer, theirs) ? control.signature(peer, theirs).describe() : "unknown")
+                    + (control.hasEntry(peer, latest) ? control.signature(peer, latest).describe() : "unknown")
                     + "); every rank must issue the same collectives, in the same order, with the same arguments");
         }
-        Signature theirs = control.signature(peer, callIndex);
         if (!theirs.equals(signature)) {
             throw new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank is in "
                     + signature.describe() + " but rank " + peer + " is in " + theirs.describe()
@@ -153,6 +157,17 @@ final class Slots {
     void copyIn(StagedAccess from, long byteOffset, int length, ByteBuffer slot, int at) {
         if (length > 0) {
             slot.put(at, from.readable(byteOffset, length, stage(length)), 0, length);
+        }
+    }
+
+    /**
+     * Posts the same {@code bytes}-long range, from element {@code from}, of each of the {@code size} blocks of
+     * {@code count} elements of {@code in} side by side in {@code slot}: block {@code d}'s at
+     * {@code d * bytes}. What reduce-scatter, all-to-all and scatter each chunk begins with.
+     */
+    void copyBlocksIn(StagedAccess in, long count, long from, int bytes, int typeSize, ByteBuffer slot) {
+        for (int d = 0; d < size; d++) {
+            copyIn(in, (d * count + from) * typeSize, bytes, slot, d * bytes);
         }
     }
 

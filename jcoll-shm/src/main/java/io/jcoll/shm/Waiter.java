@@ -217,6 +217,13 @@ final class Waiter {
                 + (cause == null ? "" : ": " + cause), cause);
     }
 
+    /** The damage another process did to the segment, as the exception to throw, or null if it is whole. */
+    ProtocolException damaged(int peer) {
+        String damage = segment.damage();
+        return damage == null ? null : new ProtocolException(operation, rank, peer, damage + " while this rank was in "
+                + call + "; the shared segment must not be touched by other processes");
+    }
+
     ProtocolException corrupt(int peer, String what) {
         return new ProtocolException(operation, rank, peer, "the shared segment " + segment.path()
                 + " holds garbage for rank " + peer + " (" + what + "): another process wrote into it");

@@ -257,17 +257,9 @@ final class TcpTransport implements Transport {
      * collectives in the order they were recorded. Every rank does the same, so the collectives still meet.
      */
     private void executeGroup(Call group, long deadlineNanos) {
-        List<Call> pointToPoint = new ArrayList<>();
-        for (Call c : group.members()) {
-            if (!c.operation().isCollective()) {
-                pointToPoint.add(c);
-            }
-        }
-        if (!pointToPoint.isEmpty()) {
-            // each message's signature and the deadline are set as it is posted
-            PointToPointBatch.run(channels[0].context(), pointToPoint,
-                    c -> link.begin(c.operation().label(), Signature.of(c), history, null, null, deadlineNanos));
-        }
+        // each message's signature and the deadline are set as it is posted
+        PointToPointBatch.runSendsAndReceives(channels[0].context(), group,
+                c -> link.begin(c.operation().label(), Signature.of(c), history, null, null, deadlineNanos));
         for (Call c : group.members()) {
             if (c.operation().isCollective()) {
                 execute(c, deadlineNanos);

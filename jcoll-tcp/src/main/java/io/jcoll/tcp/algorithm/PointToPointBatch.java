@@ -28,6 +28,20 @@ public final class PointToPointBatch {
     }
 
     /**
+     * A group's sends and receives, all posted at once (so that no order of them can deadlock); its collectives
+     * are the caller's to run afterwards, in the order they were recorded, as every rank does.
+     *
+     * @param group   a {@link Operation#GROUP} call
+     * @param posting as for {@link #run}
+     */
+    public static void runSendsAndReceives(AlgorithmContext ctx, Call group, Consumer<Call> posting) {
+        List<Call> pointToPoint = group.members().stream().filter(c -> !c.operation().isCollective()).toList();
+        if (!pointToPoint.isEmpty()) {
+            run(ctx, pointToPoint, posting);
+        }
+    }
+
+    /**
      * @param calls   sends and receives, in the order they were recorded (that is their order per peer)
      * @param posting called before each call's transfers are posted, so the transport can label them
      */
