@@ -24,7 +24,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The reduction kernel the TCP transport runs on every received segment, against the plain loop of
  * {@code ByteBuffer.getFloat}/{@code putFloat} it replaced, on one 512 KB segment of float32 (the default
- * segment) in direct memory. Run: {@code java -jar benchmarks/target/benchmarks.jar ReductionBenchmark}.
+ * segment) in direct memory, and a plain copy of the same bytes (what the shared-memory transport pays to post or
+ * deliver a chunk, the yardstick for the kernel's cost). Run:
+ * {@code java -jar benchmarks/target/benchmarks.jar ReductionBenchmark}.
  * Bytes of output per second = 512 KB / the time per operation.
  */
 @State(Scope.Thread)
@@ -58,6 +60,13 @@ public class ReductionBenchmark {
     @Benchmark
     public ByteBuffer jcollKernel() {
         Reductions.combine(DataType.FLOAT32, ReduceOp.SUM, a, b, d, count);
+        return d;
+    }
+
+    /** One operand's bytes copied into the output: memory traffic without the reduction. */
+    @Benchmark
+    public ByteBuffer copyOfOneOperand() {
+        d.put(0, a, 0, count * 4);
         return d;
     }
 

@@ -118,7 +118,7 @@ final class Control {
         map.putLong((int) layout.controlOffset(rank) + ENTERED_AT, callIndex);
     }
 
-    /** The index of the latest call {@code rank} entered, or -1 (for diagnoses only: read without ordering). */
+    /** The index of the latest call {@code rank} entered, 0 before any (for diagnoses only: read without ordering). */
     long entered(int rank) {
         return map.getLong((int) layout.controlOffset(rank) + ENTERED_AT);
     }

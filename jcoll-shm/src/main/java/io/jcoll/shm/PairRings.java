@@ -1,7 +1,7 @@
 package io.jcoll.shm;
 
-import io.jcoll.exceptions.JcollException;
 import io.jcoll.spi.Signature;
+import io.jcoll.tcp.p2p.Frame;
 import io.jcoll.tcp.p2p.MatchCheck;
 import io.jcoll.tcp.p2p.PointToPoint;
 
@@ -13,16 +13,16 @@ import java.util.ArrayDeque;
 
 /**
  * {@link PointToPoint} over the segment's rings: one single-producer, single-consumer byte ring per ordered pair
- * of ranks, with a head the sender advances and a tail the receiver advances. A message is a header (its length,
- * the sender's signature, count and history, checked by the receiver before it reads a byte of payload) and its
- * bytes; messages larger than the ring stream through it. Progressed by the calling thread, like the TCP link, so
+ * of ranks, with a head the sender advances and a tail the receiver advances. A message is the TCP transport's
+ * {@link Frame} header (its length, the sender's signature, count and history, checked by the receiver before it
+ * reads a byte of payload) and its bytes; messages larger than the ring stream through it. Progressed by the calling thread, like the TCP link, so
  * the point-to-point algorithms shared with the TCP transport (send/recv, uneven all-to-all, grouped calls) run
  * over it unchanged.
  */
 final class PairRings implements PointToPoint {
 
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
-    static final int HEADER_BYTES = 64;
+    private static final int HEADER_BYTES = Frame.HEADER_BYTES;
 
     private final int rank;
     private final int size;
@@ -76,11 +76,9 @@ final class PairRings implements PointToPoint {
     @Override
     public Transfer send(int peer, ByteBuffer src) {
         Outgoing o = out[peer];
-        ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        header.putInt(0, src.remaining());
-        signature.writeTo(header, 8);
-        header.putLong(40, pairSendCounts == null ? signature.count() : pairSendCounts[peer]);
-        header.putLong(48, history);
+        ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+        Frame.encode(header, Frame.DATA, src.remaining(), signature,
+                pairSendCounts == null ? signature.count() : pairSendCounts[peer], history);
         Send s = new Send(header, src.slice().order(src.order()));
         o.queue.add(s);
         o.pump();
@@ -99,20 +97,8 @@ final class PairRings implements PointToPoint {
 
     @Override
     public void await(Transfer... transfers) {
-        if (test(transfers)) {
-            return;
-        }
-        long start = System.nanoTime();
-        long[] nextCheck = {start + 1_000_000};
-        while (true) {
-            if (test(transfers)) {
-                return;
-            }
-            int peer = firstPendingPeer(transfers);
-            JcollException fault = waiter.idle(peer, start, nextCheck);
-            if (fault != null && !test(transfers)) {
-                throw fault;
-            }
+        if (!test(transfers)) {
+            waiter.until(this::firstPendingPeer, () -> test(transfers));
         }
     }
 
@@ -132,23 +118,14 @@ final class PairRings implements PointToPoint {
         return true;
     }
 
-    private int firstPendingPeer(Transfer[] transfers) {
+    /** The first peer with a message still queued either way: the one a wait names if it fails. */
+    private int firstPendingPeer() {
         for (int p = 0; p < size; p++) {
             if (p != rank && (!out[p].queue.isEmpty() || !in[p].queue.isEmpty())) {
                 return p;
             }
         }
         return (rank + 1) % size;
-    }
-
-    /** Whether any message is still queued: a call must not end with one half sent. */
-    boolean idle() {
-        for (int p = 0; p < size; p++) {
-            if (p != rank && (!out[p].queue.isEmpty() || !in[p].queue.isEmpty())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static final class Send implements Transfer {
@@ -268,8 +245,7 @@ final class PairRings implements PointToPoint {
                     read(r.header, HEADER_BYTES);
                     available -= HEADER_BYTES;
                     MatchCheck.check(waiter.operation(), rank, peer, r.expected, r.dst.remaining(), r.history,
-                            Signature.readFrom(r.header, 8).withCount(r.header.getLong(40)), r.header.getInt(0),
-                            r.header.getLong(48));
+                            Frame.signature(r.header), Frame.payloadLength(r.header), Frame.history(r.header));
                 }
                 int n = (int) Math.min(available, r.dst.remaining());
                 if (n > 0) {

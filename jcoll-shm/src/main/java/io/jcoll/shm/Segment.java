@@ -24,7 +24,6 @@ final class Segment implements AutoCloseable {
     private static final int MAGIC_AT = 0;
     private static final int VERSION_AT = 8;
     private static final int NONCE_AT = 16;
-    private static final int LAYOUT_AT = 24;
 
     private final Path path;
     private final FileChannel channel;
@@ -57,9 +56,6 @@ final class Segment implements AutoCloseable {
             map.order(ByteOrder.nativeOrder());
             map.putInt(VERSION_AT, VERSION);
             map.putLong(NONCE_AT, nonce);
-            byte[] encoded = layout.encode().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            map.putInt(LAYOUT_AT, encoded.length);
-            map.put(LAYOUT_AT + 4, encoded);
             map.putLong(MAGIC_AT, MAGIC); // last: a joiner that sees it sees everything above
             return new Segment(path, ch, map, layout, nonce);
         } catch (IOException | RuntimeException e) {

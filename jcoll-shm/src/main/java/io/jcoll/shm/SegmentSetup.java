@@ -1,6 +1,9 @@
 package io.jcoll.shm;
 
 import io.jcoll.bootstrap.Store;
+import io.jcoll.exceptions.BootstrapException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.TransportUnavailableException;
 import io.jcoll.spi.TransportContext;
 
 import java.io.IOException;
@@ -30,6 +33,22 @@ final class SegmentSetup {
     private SegmentSetup() {
     }
 
+    /** What a rank writes for others: its text, or its reason for failing marked as such. */
+    private static byte[] said(String text, boolean failed) {
+        return ((failed ? FAILED : "") + text).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The reason in something {@link #said} as a failure, or null for any other text. */
+    private static String failureIn(String text) {
+        return text.startsWith(FAILED) ? text.substring(FAILED.length()) : null;
+    }
+
+    /** Thrown when the ranks cannot share a segment: the same on every rank, so that auto falls back together. */
+    private static TransportUnavailableException unavailable(int rank, String why) {
+        return new TransportUnavailableException("bootstrap", rank, JcollException.NONE,
+                "the shm transport cannot run: " + why);
+    }
+
     static Segment join(TransportContext ctx) {
         return ctx.rank() == 0 ? create(ctx) : attach(ctx);
     }
@@ -46,28 +65,29 @@ final class SegmentSetup {
             segment = createFresh(dir, layout, nonce);
         } catch (IOException | RuntimeException e) {
             String why = "rank 0 could not create a segment in " + dir.path() + ": " + e.getMessage();
-            store.set(SEGMENT, (FAILED + why).getBytes(StandardCharsets.UTF_8));
-            throw ShmTransport.unavailable(0, why);
+            store.set(SEGMENT, said(why, true));
+            throw unavailable(0, why);
         }
-        store.set(SEGMENT, (segment.path().getFileName() + "\n" + nonce + "\n" + layout.encode()).getBytes(StandardCharsets.UTF_8));
+        store.set(SEGMENT, said(segment.path().getFileName() + "\n" + nonce + "\n" + layout.encode(), false));
         String verdict = null;
         try {
             long deadline = System.nanoTime() + ctx.timeout().toNanos();
             for (int r = 1; r < ctx.size() && verdict == null; r++) {
-                Optional<byte[]> answer = store.get(ATTACHED + r, left(deadline));
+                Optional<String> answer = store.get(ATTACHED + r, left(deadline))
+                        .map(b -> new String(b, StandardCharsets.UTF_8));
                 if (answer.isEmpty()) {
                     verdict = "rank " + r + " did not open the segment within JCOLL_TIMEOUT";
-                } else if (answer.get().length > 0 && answer.get()[0] == FAILED.charAt(0)) {
-                    verdict = "rank " + r + " " + new String(answer.get(), StandardCharsets.UTF_8).substring(1);
+                } else if (failureIn(answer.get()) != null) {
+                    verdict = "rank " + r + " " + failureIn(answer.get());
                 }
             }
         } finally {
             segment.unlink(); // every rank has it mapped, or will never map it: the name has done its work
         }
-        store.set(VERDICT, (verdict == null ? "ok" : FAILED + verdict).getBytes(StandardCharsets.UTF_8));
+        store.set(VERDICT, said(verdict == null ? "ok" : verdict, verdict != null));
         if (verdict != null) {
             segment.close();
-            throw ShmTransport.unavailable(0, verdict);
+            throw unavailable(0, verdict);
         }
         return segment;
     }
@@ -91,13 +111,13 @@ final class SegmentSetup {
         int rank = ctx.rank();
         long deadline = System.nanoTime() + ctx.timeout().toNanos();
         String published = store.get(SEGMENT, left(deadline)).map(b -> new String(b, StandardCharsets.UTF_8))
-                .orElseThrow(() -> ShmTransport.setupFailed(rank, 0, "rank 0 never published the shared segment"));
-        if (published.startsWith(FAILED)) {
-            throw ShmTransport.unavailable(rank, published.substring(1));
+                .orElseThrow(() -> new BootstrapException("bootstrap", rank, 0, "rank 0 never published the shared segment"));
+        if (failureIn(published) != null) {
+            throw unavailable(rank, failureIn(published));
         }
         String[] f = published.split("\n");
         if (f.length != 3 || !ShmDirectory.isSegmentName(f[0])) {
-            throw ShmTransport.setupFailed(rank, 0, "rank 0 published no segment this rank can use: '"
+            throw new BootstrapException("bootstrap", rank, 0, "rank 0 published no segment this rank can use: '"
                     + published.replace('\n', ' ') + "'");
         }
         Segment segment = null;
@@ -110,14 +130,15 @@ final class SegmentSetup {
             failure = "could not open " + path + " (" + e + "): its segment directory is not rank 0's "
                     + "(another host, or another " + ShmDirectory.VARIABLE + ")";
         }
-        store.set(ATTACHED + rank, (failure == null ? "ok" : FAILED + failure).getBytes(StandardCharsets.UTF_8));
-        String verdict = store.get(VERDICT, left(deadline)).map(b -> new String(b, StandardCharsets.UTF_8))
-                .orElse(FAILED + "rank 0 gave no verdict on the shared segment within JCOLL_TIMEOUT");
-        if (verdict.startsWith(FAILED)) {
+        store.set(ATTACHED + rank, said(failure == null ? "ok" : failure, failure != null));
+        Optional<String> verdict = store.get(VERDICT, left(deadline)).map(b -> new String(b, StandardCharsets.UTF_8));
+        String refused = verdict.isEmpty() ? "rank 0 gave no verdict on the shared segment within JCOLL_TIMEOUT"
+                : failureIn(verdict.get());
+        if (refused != null) {
             if (segment != null) {
                 segment.close();
             }
-            throw ShmTransport.unavailable(rank, verdict.substring(1));
+            throw unavailable(rank, refused);
         }
         return segment;
     }

@@ -16,7 +16,7 @@ final class ShmAllGather {
     static void run(Slots s, Call call, int root) {
         long count = call.count();
         int typeSize = call.type().size();
-        long chunk = s.slotBytes() / typeSize;
+        long chunk = s.elementsPerSlot(typeSize);
         StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += chunk) {

@@ -27,11 +27,11 @@ final class ShmAllReduce {
     static void run(Slots s, Call call, int root, int oneStepBytes) {
         long count = call.count();
         int typeSize = call.type().size();
-        if (count * typeSize <= oneStepBytes && count * typeSize <= s.slotBytes()) {
+        if (count <= oneStepBytes / typeSize && count <= s.elementsPerSlot(typeSize)) {
             oneStep(s, call, root);
             return;
         }
-        long chunk = s.slotBytes() / typeSize;
+        long chunk = s.elementsPerSlot(typeSize);
         for (long from = 0; from < count; from += chunk) {
             chunk(s, call, root, from, (int) Math.min(chunk, count - from));
         }

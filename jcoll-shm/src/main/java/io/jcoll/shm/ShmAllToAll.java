@@ -19,7 +19,7 @@ final class ShmAllToAll {
         long count = call.count();
         int typeSize = call.type().size();
         int n = s.size();
-        long piece = s.slotBytes() / ((long) n * typeSize);
+        long piece = s.elementsPerPiece(typeSize);
         StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += piece) {

@@ -18,7 +18,7 @@ final class ShmBroadcast {
         boolean isRoot = s.rank() == root;
         long count = call.count();
         int typeSize = call.type().size();
-        long chunk = s.slotBytes() / typeSize;
+        long chunk = s.elementsPerSlot(typeSize);
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += chunk) {
             int bytes = (int) Math.min(chunk, count - from) * typeSize;
@@ -45,8 +45,7 @@ final class ShmBroadcast {
         boolean isRoot = s.rank() == root;
         long count = call.count();
         int typeSize = call.type().size();
-        int n = s.size();
-        long piece = s.slotBytes() / ((long) n * typeSize);
+        long piece = s.elementsPerPiece(typeSize);
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += piece) {
             int bytes = (int) Math.min(piece, count - from) * typeSize;

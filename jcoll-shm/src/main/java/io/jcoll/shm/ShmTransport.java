@@ -2,10 +2,8 @@ package io.jcoll.shm;
 
 import io.jcoll.Buffer;
 import io.jcoll.NetworkReport;
-import io.jcoll.exceptions.BootstrapException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.exceptions.ProtocolException;
-import io.jcoll.exceptions.TransportUnavailableException;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.HostMemory;
 import io.jcoll.spi.Operation;
@@ -80,8 +78,7 @@ final class ShmTransport implements Transport {
         }
         try {
             // every rank has claimed its block before any call can wait on it
-            transport.waiter.begin("bootstrap", "the setup of the shared segment",
-                    System.nanoTime() + context.timeout().toNanos());
+            transport.waiter.begin(null, System.nanoTime() + context.timeout().toNanos());
             transport.slots.publish();
             transport.waiter.awaitAll(1);
             SegmentSetup.forget(context);
@@ -123,7 +120,7 @@ final class ShmTransport implements Transport {
 
     @Override
     public void execute(Call call, long deadlineNanos) {
-        waiter.begin(call.operation().label(), call.describe(), deadlineNanos);
+        waiter.begin(call, deadlineNanos);
         try {
             run(call, deadlineNanos);
         } catch (InternalError e) {
@@ -177,7 +174,8 @@ final class ShmTransport implements Transport {
             default -> {
             }
         }
-        slots.begin(call, history);
+        Signature signature = Signature.of(call);
+        slots.begin(signature, history);
         switch (call.operation()) {
             case ALL_REDUCE -> ShmAllReduce.run(slots, call, -1, oneStepBytes);
             case REDUCE -> ShmAllReduce.run(slots, call, call.root(), oneStepBytes);
@@ -193,12 +191,12 @@ final class ShmTransport implements Transport {
             }
             case ALL_TO_ALL_V -> {
                 io.jcoll.spi.Vectors v = call.vectors();
-                rings.begin(Signature.of(call), history, v.sendCounts(), v.recvCounts());
+                rings.begin(signature, history, v.sendCounts(), v.recvCounts());
                 Collectives.run(pointToPoint, call);
             }
             default -> throw new IllegalArgumentException("unknown operation " + call.operation());
         }
-        history = Signature.of(call).foldInto(history);
+        history = signature.foldInto(history);
     }
 
     /** A group: its sends and receives posted at once (no order of them can deadlock), then its collectives. */
@@ -206,7 +204,7 @@ final class ShmTransport implements Transport {
         PointToPointBatch.runSendsAndReceives(pointToPoint, group, c -> rings.begin(Signature.of(c), history, null, null));
         for (Call c : group.members()) {
             if (c.operation().isCollective()) {
-                waiter.begin(c.operation().label(), c.describe(), deadlineNanos);
+                waiter.begin(c, deadlineNanos);
                 run(c, deadlineNanos);
             }
         }
@@ -269,13 +267,4 @@ final class ShmTransport implements Transport {
         segment.close();
     }
 
-    /** Thrown by {@link SegmentSetup} when the ranks cannot share a segment: the same on every rank. */
-    static TransportUnavailableException unavailable(int rank, String why) {
-        return new TransportUnavailableException("bootstrap", rank, JcollException.NONE,
-                "the shm transport cannot run: " + why);
-    }
-
-    static BootstrapException setupFailed(int rank, int peer, String why) {
-        return new BootstrapException("bootstrap", rank, peer, why);
-    }
 }

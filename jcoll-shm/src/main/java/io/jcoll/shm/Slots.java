@@ -1,7 +1,6 @@
 package io.jcoll.shm;
 
 import io.jcoll.exceptions.CollectiveMismatchException;
-import io.jcoll.spi.Call;
 import io.jcoll.spi.HostMemory;
 import io.jcoll.spi.Signature;
 import io.jcoll.spi.StagedAccess;
@@ -63,14 +62,20 @@ final class Slots {
         return size;
     }
 
-    int slotBytes() {
-        return layout.slotBytes();
+    /** Elements of {@code typeSize} bytes a slot holds: a chunk of a message that each rank posts whole. */
+    long elementsPerSlot(int typeSize) {
+        return layout.slotBytes() / typeSize;
+    }
+
+    /** Elements of each of the {@code size} pieces a slot holds side by side: a chunk of every rank's block. */
+    long elementsPerPiece(int typeSize) {
+        return layout.slotBytes() / ((long) size * typeSize);
     }
 
     /** Records the call this rank enters, for its peers to compare before they read its slots. */
-    void begin(Call call, long historyBefore) {
+    void begin(Signature call, long historyBefore) {
         callIndex++;
-        signature = Signature.of(call);
+        signature = call;
         history = historyBefore;
         verified = false;
         control.enter(rank, callIndex, signature, historyBefore);
@@ -156,7 +161,7 @@ final class Slots {
     /** Copies {@code length} bytes of {@code from} at {@code byteOffset} into {@code slot} at {@code at}. */
     void copyIn(StagedAccess from, long byteOffset, int length, ByteBuffer slot, int at) {
         if (length > 0) {
-            slot.put(at, from.readable(byteOffset, length, stage(length)), 0, length);
+            slot.put(at, readable(from, byteOffset, length), 0, length);
         }
     }
 

@@ -5,8 +5,12 @@ import io.jcoll.exceptions.JcollException;
 import io.jcoll.exceptions.PeerFailureException;
 import io.jcoll.exceptions.ProtocolException;
 
+import io.jcoll.spi.Call;
+
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * How a rank waits on its peers through shared memory: it spins, then yields its core, then sleeps briefly, and
@@ -31,7 +35,7 @@ final class Waiter {
     private final Optional<ProcessHandle>[] processes;
 
     private String operation = "bootstrap";
-    private String call = "setup";
+    private Call call;                        // described only for a message: not on every call's path
     private long deadline = Long.MAX_VALUE;
 
     Waiter(int rank, Control control, Segment segment, long spinNanos, boolean yieldAtOnce) {
@@ -45,15 +49,16 @@ final class Waiter {
         this.processes = none;
     }
 
-    int rank() {
-        return rank;
-    }
-
-    /** What the next waits belong to, for messages, and when they must end. */
-    void begin(String operation, String call, long deadlineNanos) {
-        this.operation = operation;
+    /** What the next waits belong to, for messages (null: the segment's setup), and when they must end. */
+    void begin(Call call, long deadlineNanos) {
+        this.operation = call == null ? "bootstrap" : call.operation().label();
         this.call = call;
         this.deadline = deadlineNanos;
+    }
+
+    /** The call the waits belong to, in words. */
+    private String call() {
+        return call == null ? "the setup of the shared segment" : call.describe();
     }
 
     String operation() {
@@ -78,61 +83,46 @@ final class Waiter {
     void awaitPeer(int peer, long target) {
         long v = control.flag(peer);
         if (v < target) {
-            v = spinFor(peer, target);
+            until(() -> peer, () -> control.flag(peer) >= target);
+            v = control.flag(peer);
         }
         if (v - target > MAX_LEAD) {
             throw corrupt(peer, "its progress counter reads " + v + " where this rank waits for " + target);
         }
     }
 
-    private long spinFor(int peer, long target) {
+    /**
+     * Until {@code done} says so. It spins on {@code done}; every 64th turn it reads the clock, backs off as the wait
+     * grows ({@link #pause}) and, at most every millisecond, looks for the fault that ends the wait ({@link #fault}),
+     * naming the rank {@code awaited} gives then; it tests {@code done} once more before it throws, as a peer's last
+     * step may have come just before the peer left.
+     */
+    void until(IntSupplier awaited, BooleanSupplier done) {
         long start = System.nanoTime();
         long nextCheck = start + CHECK_EVERY_NANOS;
-        int spins = 0;
-        while (true) {
-            long v = control.flag(peer);
-            if (v >= target) {
-                return v;
-            }
+        int turns = 0;
+        while (!done.getAsBoolean()) {
             if (interrupted != null) {
                 throw interruptedNow();
             }
-            if ((++spins & 63) == 0) {
-                long now = System.nanoTime();
-                if (now >= nextCheck) {
-                    JcollException fault = fault(peer, now);
-                    if (fault != null && control.flag(peer) < target) {
-                        throw fault; // the peer's last step may have come just before it left: looked at again
-                    }
-                    nextCheck = now + CHECK_EVERY_NANOS;
+            if ((++turns & 63) != 0) {
+                if (yieldAtOnce) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
                 }
-                pause(now - start);
-            } else if (yieldAtOnce) {
-                Thread.yield();
-            } else {
-                Thread.onSpinWait();
+                continue;
             }
+            long now = System.nanoTime();
+            if (now >= nextCheck) {
+                JcollException fault = fault(awaited.getAsInt(), now);
+                if (fault != null && !done.getAsBoolean()) {
+                    throw fault;
+                }
+                nextCheck = now + CHECK_EVERY_NANOS;
+            }
+            pause(now - start);
         }
-    }
-
-    /**
-     * One step of a wait that tests its own condition (the point-to-point rings), begun at {@code startNanos}:
-     * at most every millisecond, the fault that ends it, if any (the caller tests its condition once more before
-     * it throws it, as a peer's last message may have come just before the peer left); it backs off as the wait
-     * grows.
-     */
-    JcollException idle(int peer, long startNanos, long[] nextCheck) {
-        if (interrupted != null) {
-            throw interruptedNow();
-        }
-        long now = System.nanoTime();
-        JcollException fault = null;
-        if (now >= nextCheck[0]) {
-            fault = fault(peer, now);
-            nextCheck[0] = now + CHECK_EVERY_NANOS;
-        }
-        pause(now - startNanos);
-        return fault;
     }
 
     private void pause(long waitedNanos) {
@@ -150,11 +140,10 @@ final class Waiter {
      * aborted or died, the awaited rank closed, the deadline passed. A rank other than the awaited one may close:
      * it may have finished everything it had to do.
      */
-    JcollException fault(int awaited, long now) {
-        String damage = segment.damage();
+    private JcollException fault(int awaited, long now) {
+        ProtocolException damage = damaged(awaited);
         if (damage != null) {
-            return new ProtocolException(operation, rank, awaited, damage + " while this rank was in " + call
-                    + "; the shared segment must not be touched by other processes");
+            return damage;
         }
         // the processes first: a rank that died is the cause of every abort it set off
         for (int p = 0; p < control.flagCount(); p++) {
@@ -164,11 +153,11 @@ final class Waiter {
             int state = control.state(p);
             if (state == Control.CLOSED && p == awaited) {
                 return new PeerFailureException(operation, rank, p, "rank " + p + " closed its communicator while "
-                        + "this rank was in " + call + " (it had issued fewer calls than this rank)");
+                        + "this rank was in " + call() + " (it had issued fewer calls than this rank)");
             }
             if (state == Control.OPEN && !alive(p)) {
                 return new PeerFailureException(operation, rank, p, "rank " + p + " (pid " + control.pid(p)
-                        + ") died while this rank was in " + call);
+                        + ") died while this rank was in " + call());
             }
         }
         for (int p = 0; p < control.flagCount(); p++) {
@@ -176,7 +165,7 @@ final class Waiter {
                 int culprit = control.culprit(p);
                 int named = culprit >= 0 && culprit != rank ? culprit : p;
                 return new PeerFailureException(operation, rank, named, "rank " + p + " aborted while this rank was in "
-                        + call + (named == p ? "" : ", because of rank " + named) + ": " + control.reason(p));
+                        + call() + (named == p ? "" : ", because of rank " + named) + ": " + control.reason(p));
             }
         }
         if (now - deadline >= 0) {
@@ -204,7 +193,7 @@ final class Waiter {
         long entered = control.entered(peer);
         String where = control.hasEntry(peer, entered) ? "the latest call it entered is "
                 + control.signature(peer, entered).describe() : "it has entered no call on this communicator";
-        return new CollectiveTimeoutException(operation, rank, peer, "rank " + peer + " did not answer in " + call
+        return new CollectiveTimeoutException(operation, rank, peer, "rank " + peer + " did not answer in " + call()
                 + " within JCOLL_TIMEOUT (" + where + "); it is stopped, busy elsewhere, or issuing other calls");
     }
 
@@ -213,7 +202,7 @@ final class Waiter {
         if (cause instanceof JcollException j) {
             return j;
         }
-        return new JcollException(operation, rank, JcollException.NONE, "aborted while in " + call
+        return new JcollException(operation, rank, JcollException.NONE, "aborted while in " + call()
                 + (cause == null ? "" : ": " + cause), cause);
     }
 
@@ -221,7 +210,7 @@ final class Waiter {
     ProtocolException damaged(int peer) {
         String damage = segment.damage();
         return damage == null ? null : new ProtocolException(operation, rank, peer, damage + " while this rank was in "
-                + call + "; the shared segment must not be touched by other processes");
+                + call() + "; the shared segment must not be touched by other processes");
     }
 
     ProtocolException corrupt(int peer, String what) {
