@@ -114,10 +114,13 @@ class MpiFaultTest {
         assertTrue(out.matches("(?s).*process rank 1 .*signal 9.*"), "mpirun must name rank 1: " + out);
         assertTrue(seconds < 5 + 1, "the job ended " + seconds + " s after the signal; JCOLL_TIMEOUT is 5 s");
         for (int r : new int[] {0, 2}) {
-            Matcher m = Pattern.compile("CAUGHT PeerFailureException peer=1 after [0-9.]+ s at=(\\d+): allReduce on rank "
-                    + r + " \\(peer rank 1\\).*rank 1 is gone").matcher(out);
+            // a survivor inside its MPI call is interrupted (PeerFailureException); one between two calls of its
+            // loop when the departure arrives finds the communicator already aborted by it at its next call
+            // (CommunicatorClosedException, as every later call does): both name rank 1 and its departure
+            Matcher m = Pattern.compile("CAUGHT (PeerFailure|CommunicatorClosed)Exception peer=1 after [0-9.]+ s "
+                    + "at=(\\d+): allReduce on rank " + r + " \\(peer rank 1\\).*rank 1 is gone").matcher(out);
             assertTrue(m.find(), "rank " + r + " did not name rank 1 before the job ended: " + out);
-            long late = Long.parseLong(m.group(1)) - s.sent();
+            long late = Long.parseLong(m.group(2)) - s.sent();
             System.out.println("SIGKILL under mpirun: rank " + r + " named rank 1 " + late + " ms after the signal");
             assertTrue(late < 1_000, "named " + late + " ms after the signal; the issue asks for 1 s");
         }
