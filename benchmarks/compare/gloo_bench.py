@@ -5,6 +5,9 @@ buffer of the call). Prints jcoll perf's CSV columns. Gloo has no reduce-scatter
 op prints nothing.
 
   python3 gloo_bench.py RANKS OP MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS
+
+With RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT in the environment it runs as that one rank (started by hand
+on each host, as benchmarks/netns/hosts.sh place does) instead of starting RANKS processes here.
 """
 import os
 import socket
@@ -31,9 +34,9 @@ def call(op, send, recv, parts, n):
         raise ValueError(op)
 
 
-def rank_main(rank, n, port, op, lo, hi, factor, warmup, iters):
+def rank_main(rank, n, port, op, lo, hi, factor, warmup, iters, addr="127.0.0.1"):
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=n)
+    dist.init_process_group("gloo", init_method=f"tcp://{addr}:{port}", rank=rank, world_size=n)
     bytes_ = lo
     while bytes_ <= hi:
         total = bytes_ // 4
@@ -68,6 +71,11 @@ def main():
     lo, hi, factor, warmup, iters = (int(a) for a in sys.argv[3:8])
     if op == "reducescatter":
         return  # not in PyTorch's Gloo backend
+    if "RANK" in os.environ:
+        n = int(os.environ["WORLD_SIZE"])
+        rank_main(int(os.environ["RANK"]), n, int(os.environ["MASTER_PORT"]), op, lo, hi, factor, warmup, iters,
+                  os.environ["MASTER_ADDR"])
+        return
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -19,6 +19,12 @@
 #                                                  host its own host name (a UTS namespace), output prefixed
 #                                                  "host k: "; exits with the first host's non-zero code. The
 #                                                  class path is $CP (default: `./jcoll classpath`), java $JAVA
+#   hosts.sh place "H0 H1 ..." [ENV=V...] -- CMD...
+#                                                  rank r runs CMD on host H_r (up already) with RANK, WORLD_SIZE,
+#                                                  MASTER_ADDR (rank 0's host) and MASTER_PORT alone, as under a
+#                                                  scheduler that deals ranks to hosts in any order (a jcoll rank:
+#                                                  `java -cp "$CP" MAIN`; Gloo's: gloo_bench.py); output prefixed
+#                                                  "rank r: "; exits with the first non-zero code
 set -euo pipefail
 PREFIX=jc-h
 BRIDGE=jc-br0
@@ -96,6 +102,15 @@ slow() {  # slow K J RATE: host K's traffic to J and J's to K through a class of
   done 2>&1 | grep -v "quantum of class" >&2 || true
 }
 
+wait_all() {  # waits for every process given; returns the first non-zero exit code, by the order given
+  local code=0 c pid
+  for pid in "$@"; do
+    wait "$pid"; c=$?
+    [[ $code == 0 ]] && code=$c
+  done
+  return $code
+}
+
 launch() {
   local h=$1 k=$2; shift 2
   local envs=()
@@ -109,12 +124,23 @@ launch() {
       --master-addr "$NET.1" --master-port "$port" -- "$@" > >(sed -u "s/^/host $n: /") 2>&1 &
     pids+=($!)
   done
-  local code=0 c
-  for pid in "${pids[@]}"; do
-    wait "$pid"; c=$?
-    [[ $code == 0 ]] && code=$c
+  wait_all "${pids[@]}"
+}
+
+place() {
+  local hostOf=($1); shift
+  local envs=()
+  while [[ $# -gt 0 && $1 != -- ]]; do envs+=("$1"); shift; done
+  [[ ${1:-} == -- ]] && shift
+  local port=${MASTER_PORT:-29500} n=${#hostOf[@]} pids=() r
+  for ((r = 0; r < n; r++)); do
+    local h=${hostOf[$r]}
+    ip netns exec "$PREFIX$h" unshare --uts env RANK="$r" WORLD_SIZE="$n" MASTER_ADDR="$NET.$((hostOf[0] + 1))" \
+      MASTER_PORT="$port" "${envs[@]}" sh -c 'hostname "$0"; exec "$@"' "host$h" "$@" \
+      > >(sed -u "s/^/rank $r: /") 2>&1 &
+    pids+=($!)
   done
-  return $code
+  wait_all "${pids[@]}"
 }
 
 cmd=${1:-}; shift || true
@@ -128,6 +154,7 @@ case $cmd in
   block) ip netns exec "$PREFIX$1" ip route add blackhole "$NET.$(($2 + 1))/32" ;;
   exec) k=$1; shift; exec ip netns exec "$PREFIX$k" "$@" ;;
   launch) launch "$@" ;;
+  place) place "$@" ;;
   run)
     n=$1; shift
     opts=()
@@ -137,5 +164,5 @@ case $cmd in
     up "$n" "${opts[@]}"
     HOSTS=$n "$@"
     ;;
-  *) sed -n '2,19p' "$0"; exit 2 ;;
+  *) sed -n '2,25p' "$0"; exit 2 ;;
 esac

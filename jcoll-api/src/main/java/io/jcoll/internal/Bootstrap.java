@@ -130,7 +130,7 @@ public final class Bootstrap {
             List<TransportSelection.Verdict> verdicts =
                     TransportSelection.exchange(scoped, rank, cfg.size(), local, cfg.timeout());
             TransportContext context = new TransportContext(rank, cfg.size(), cfg.localRank(), cfg.localSize(),
-                    scoped, advertise, cfg.token(), cfg.timeout(), placed);
+                    hostId, scoped, advertise, cfg.token(), cfg.timeout(), placed);
             Map<String, String> failedToOpen = new java.util.LinkedHashMap<>();
             TransportSelection.Choice choice;
             Transport transport;

@@ -464,9 +464,7 @@ final class MpiTransport implements Transport {
             throw new BootstrapException("split", rank, JcollException.NONE, "MPI_Comm_split ranked this rank "
                     + mpiRank + " in its new communicator but jcoll's split ranked it " + request.rank());
         }
-        TransportContext c = new TransportContext(request.rank(), request.size(), request.localRank(),
-                request.localSize(), context.store().scoped(request.scope()), context.advertiseAddress(), context.token(),
-                context.timeout(), context.settings());
+        TransportContext c = context.forGroup(request);
         return new MpiTransport(c, runtime, child, request.rank(), request.size(),
                 new StallDiagnosis(c.store(), request.rank(), request.size(), c.timeout()));
     }

@@ -122,9 +122,7 @@ final class NcclTransport implements Transport, NcclAccess {
         if (child == null) {
             return null;
         }
-        TransportContext c = new TransportContext(request.rank(), request.size(), request.localRank(),
-                request.localSize(), context.store().scoped(request.scope()), context.advertiseAddress(),
-                context.token(), context.timeout(), context.settings());
+        TransportContext c = context.forGroup(request);
         NcclTransport t = new NcclTransport(request.rank(), request.size(), device, ncclVersion, child,
                 Cuda.createStream(), new StallDiagnosis(c.store(), request.rank(), request.size(), c.timeout()),
                 environment);

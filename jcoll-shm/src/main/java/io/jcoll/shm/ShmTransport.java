@@ -216,9 +216,7 @@ final class ShmTransport implements Transport {
         if (!request.included()) {
             return null;
         }
-        return open(new TransportContext(request.rank(), request.size(), request.localRank(), request.localSize(),
-                context.store().scoped(request.scope()), context.advertiseAddress(), context.token(), context.timeout(),
-                context.settings()));
+        return open(context.forGroup(request));
     }
 
     /** From another thread while a call runs: that call's wait fails at once, and the peers learn why. */

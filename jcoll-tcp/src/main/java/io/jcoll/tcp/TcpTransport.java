@@ -1,6 +1,8 @@
 package io.jcoll.tcp;
 
 import io.jcoll.Buffer;
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
 import io.jcoll.NetworkReport;
 import io.jcoll.spi.Settings;
 import io.jcoll.spi.StagedAccess;
@@ -15,7 +17,10 @@ import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
 import io.jcoll.tcp.algorithm.AlgorithmContext;
 import io.jcoll.tcp.algorithm.Collectives;
+import io.jcoll.tcp.algorithm.BruckAllGather;
 import io.jcoll.tcp.algorithm.DisseminationBarrier;
+import io.jcoll.tcp.algorithm.HostLayout;
+import io.jcoll.tcp.algorithm.Region;
 import io.jcoll.tcp.algorithm.Scratch;
 import io.jcoll.tcp.algorithm.Tuning;
 import io.jcoll.spi.Signature;
@@ -46,9 +51,12 @@ final class TcpTransport implements Transport {
 
     /** The barrier that ends setup: not a user collective, so its sequence number is one no call has. */
     private static final Signature BOOTSTRAP_BARRIER = new Signature(Operation.BARRIER.ordinal(), 0, -1, -1, 0, -2);
+    /** The exchange of host identities that follows it: one int64 from each rank, likewise numbered apart. */
+    private static final Signature HOST_EXCHANGE = new Signature(Operation.ALL_GATHER.ordinal(),
+            DataType.INT64.ordinal(), -1, -1, 1, -3);
 
     private final TcpLink link;               // channel 0's (small messages and everything not split); tests reach it
-    private final NetworkReport network;
+    private NetworkReport network;            // once the ranks have told each other their hosts
     private final Channel[] channels;         // all of them, channel 0 first
     private final ChannelPlan plan;
     private final ExecutorService helpers;    // one thread per channel beyond the first; null with one channel
@@ -63,13 +71,11 @@ final class TcpTransport implements Transport {
     private record Channel(TcpLink link, AlgorithmContext context) {
     }
 
-    private TcpTransport(TransportContext context, Channel[] channels, ChannelPlan plan, StallDiagnosis diagnosis,
-                         NetworkReport network) {
+    private TcpTransport(TransportContext context, Channel[] channels, ChannelPlan plan, StallDiagnosis diagnosis) {
         this.context = context;
         this.channels = channels;
         this.plan = plan;
         this.link = channels[0].link();
-        this.network = network;
         this.diagnosis = diagnosis;
         this.helpers = channels.length == 1 ? null : Executors.newFixedThreadPool(channels.length - 1, r -> {
             Thread t = new Thread(r, "jcoll-tcp-channel");
@@ -88,6 +94,8 @@ final class TcpTransport implements Transport {
         ChannelPlan plan = ctx.size() == 1 ? new ChannelPlan(1, 1) : rankZeros(ctx, "tcp/channels", "TCP channel plan",
                 () -> ChannelPlan.from(ctx.settings(), ctx.localSize(), Runtime.getRuntime().availableProcessors()),
                 ChannelPlan::encode, ChannelPlan::decode);
+        boolean twoLevels = rankZeros(ctx, "tcp/hierarchy", "TCP hierarchy setting", () -> twoLevels(ctx.settings()),
+                String::valueOf, Boolean::parseBoolean);
         // longer than a wake-up from the selector takes on a virtual machine (20-50 us): with a shorter spin, two
         // ranks exchanging small messages can settle into each finding the other asleep, every message paying
         // two wake-ups (measured on 2 vCPUs, 2 ranks: 8-byte AllReduce 41-51 us with 20 us of spin, 16-31 us with
@@ -120,14 +128,21 @@ final class TcpTransport implements Transport {
                     "could not set up TCP connections: " + e.getMessage(), e);
         }
         TcpTransport transport = new TcpTransport(ctx, channels, plan,
-                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()),
-                describe(first, stages, plan.channels()));
+                new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()));
         try {
             // every rank is connected to every other, on every channel, before the communicator is handed out
             for (Channel ch : channels) {
                 ch.link().begin("bootstrap", BOOTSTRAP_BARRIER, deadline);
                 DisseminationBarrier.run(ch.context());
             }
+            HostLayout hosts = ctx.size() == 1 ? HostLayout.rankOrder(1) : HostLayout.of(
+                    hostIds(channels[0], ctx.hostId(), deadline), twoLevels);
+            for (int c = 0; c < channels.length; c++) {
+                AlgorithmContext a = channels[c].context();
+                channels[c] = new Channel(channels[c].link(),
+                        new AlgorithmContext(a.p2p(), a.scratch(), a.tuning(), hosts));
+            }
+            transport.network = describe(first, stages, plan.channels(), hosts);
             // every rank has dialled every published endpoint: the keys are no longer needed (a job that splits
             // a thousand groups must not grow its store by a thousand sets of them)
             for (int c = 0; c < channels.length && ctx.size() > 1; c++) {
@@ -138,6 +153,33 @@ final class TcpTransport implements Transport {
             throw e;
         }
         return transport;
+    }
+
+    /**
+     * Every rank's host identity, by rank, gathered over the new connections (a few small messages, where the
+     * store would take a request per rank from every rank): which ranks share a host decides the order of the rings
+     * and whether AllReduce goes in two levels.
+     */
+    private static long[] hostIds(Channel ch, long mine, long deadline) {
+        long[] ids = new long[ch.link().size()];
+        ch.link().begin("bootstrap", HOST_EXCHANGE, deadline);
+        BruckAllGather.run(ch.context(), new Region(HostBuffer.of(new long[] {mine}), 0),
+                new Region(HostBuffer.of(ids), 0), 1);
+        return ids;
+    }
+
+    /**
+     * JCOLL_TCP_HIERARCHY: {@code auto} (the default: AllReduce goes in two levels where there are several hosts of
+     * several ranks each) or {@code 0} (one ring over all ranks, in host order). Rank 0's is every rank's: the
+     * ranks of a level must all take it.
+     */
+    static boolean twoLevels(Settings settings) {
+        String mode = settings.get("JCOLL_TCP_HIERARCHY").orElse("auto");
+        return switch (mode) {
+            case "auto" -> true;
+            case "0" -> false;
+            default -> throw new IllegalArgumentException("JCOLL_TCP_HIERARCHY must be auto or 0 (was " + mode + ")");
+        };
     }
 
     /**
@@ -156,7 +198,7 @@ final class TcpTransport implements Transport {
     }
 
     /** The interfaces this rank's connections leave through, as the kernel bound them. */
-    private static NetworkReport describe(Connection[] connections, HostMemory stages, int channels) {
+    private static NetworkReport describe(Connection[] connections, HostMemory stages, int channels, HostLayout hosts) {
         Set<String> interfaces = new TreeSet<>();
         for (Connection c : connections) {
             if (c == null) {
@@ -177,6 +219,7 @@ final class TcpTransport implements Transport {
         return new NetworkReport("TCP sockets between every pair of ranks (" + channels + " connection"
                 + (channels == 1 ? "" : "s, one per channel, for the parts of large messages") + "), through "
                 + String.join(", ", interfaces)
+                + "; " + hosts.describe()
                 + "; stages in " + stages.describe() + " host memory"
                 + (stages == HostMemory.DIRECT ? "" : ", so GPU buffers are copied by the copy engines directly"),
                 List.of("TCP"), "TCP", List.copyOf(interfaces), null, List.of(), "the connected sockets' local addresses");
@@ -370,10 +413,7 @@ final class TcpTransport implements Transport {
         if (!request.included()) {
             return null;
         }
-        TransportContext parent = context;
-        return open(new TransportContext(request.rank(), request.size(), request.localRank(), request.localSize(),
-                parent.store().scoped(request.scope()), parent.advertiseAddress(), parent.token(), parent.timeout(),
-                parent.settings()));
+        return open(context.forGroup(request));
     }
 
     /** From another thread while a call runs: the links are cut, so that call fails at once; nothing is freed. */

@@ -69,15 +69,18 @@ class MultiHostTest {
     }
 
     @Test
-    void twoRanksOnEachOfTwoHostsCountThemselvesPerHost() throws Exception {
-        // the data connections on the interface named in NCCL's syntax, as a user with several networks would
+    void twoRanksOnEachOfTwoHostsCountThemselvesPerHostAndAllReduceInTwoLevels() throws Exception {
+        // the data connections on the interface named in NCCL's syntax, as a user with several networks would;
+        // small thresholds, so that AllReduces of a few KB already go in two levels
         Commands.Result r = hosts(List.of("launch", "2", "2", "JCOLL_TIMEOUT=60s", "JCOLL_SOCKET_IFNAME=^lo,docker",
-                "--", "io.jcoll.tcp.it.VerifyMain"), 240);
+                "JCOLL_TCP_SEGMENT=1K", "JCOLL_TCP_SMALL_ALLREDUCE=256", "--", "io.jcoll.tcp.it.VerifyMain"), 240);
         assertEquals(0, r.exit(), r.output());
         for (int rank = 0; rank < 4; rank++) {
             assertTrue(r.output().contains("[" + rank + "] rank " + rank + " verified") && r.output().contains(
                     "rank " + rank + " verified 1040 cases over tcp; local rank " + rank % 2), r.output());
         }
+        assertTrue(r.output().contains("2 hosts x 2 ranks: rings in rank order (each host's ranks are neighbours); "
+                + "large AllReduce in two levels"), r.output());
     }
 
     @Test

@@ -4,8 +4,8 @@ package io.jcoll.tcp.algorithm;
  * Where each rank's block lies in a message, in elements: {@code count} elements each at {@code i * count}
  * (allGather, reduceScatter, allToAll), a message of {@code total} elements cut as evenly as possible, the first
  * {@code total % n} blocks one element longer (allReduce's ring), blocks of any length anywhere (an uneven
- * allToAll), or the same share of every block of another layout (one channel's share of a message split over
- * several channels).
+ * allToAll), the same share of every block of another layout (one channel's share of a message split over
+ * several channels), or another layout's blocks in another order (a ring that visits the ranks in host order).
  */
 public interface Blocks {
 
@@ -62,6 +62,15 @@ public interface Blocks {
                 long n = whole.length(i);
                 return part < parts ? n * (part + 1) / parts - n * part / parts : 0;
             }
+        };
+    }
+
+    /** Block {@code i} is block {@code order[i]} of {@code whole}: the blocks of ranks renumbered in that order. */
+    static Blocks permuted(Blocks whole, int[] order) {
+        int[] of = order.clone();
+        return new Blocks() {
+            @Override public long start(int i) { return whole.start(of[i]); }
+            @Override public long length(int i) { return whole.length(of[i]); }
         };
     }
 

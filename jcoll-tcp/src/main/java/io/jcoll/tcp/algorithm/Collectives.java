@@ -109,7 +109,8 @@ public final class Collectives {
                 if (n > 1 && whole && outputBytes <= ctx.tuning().smallAllGatherBytes()) {
                     BruckAllGather.run(ctx, send, recv, count); // log2(n) steps for small blocks
                 } else {
-                    RingAllGather.run(ctx, send.plus(from), recv, Blocks.part(count, from, to));
+                    RingAllGather.run(ctx.hostOrdered(), send.plus(from), recv,
+                            ctx.inRingOrder(Blocks.part(count, from, to)));
                 }
             }
             case REDUCE_SCATTER -> reduceScatter(ctx, call, send, recv, from, to);
@@ -132,13 +133,16 @@ public final class Collectives {
         }
     }
 
-    private static void allReduce(AlgorithmContext ctx, Region send, Region recv, long count, ReduceOp op) {
+    /** Small messages by recursive doubling; large ones in two levels where the hosts allow, else one ring. */
+    static void allReduce(AlgorithmContext ctx, Region send, Region recv, long count, ReduceOp op) {
         if (ctx.size() == 1) {
             LocalCopy.now(send, recv, count, ctx.scratch());
         } else if (count * send.buffer().type().size() <= ctx.tuning().smallAllReduceBytes()) {
             RecursiveDoublingAllReduce.run(ctx, send, recv, count, op);
+        } else if (ctx.hosts().hierarchical()) {
+            HierarchicalAllReduce.run(ctx, send, recv, count, op);
         } else {
-            RingAllReduce.run(ctx, send, recv, count, op);
+            RingAllReduce.run(ctx.hostOrdered(), send, recv, count, op);
         }
     }
 
@@ -146,7 +150,8 @@ public final class Collectives {
         boolean root = ctx.rank() == call.root();
         if (ctx.size() > 1 && count * call.type().size() > ctx.tuning().smallBroadcastBytes()) {
             // the root streams from its input and copies it into its output while it waits on the chain
-            ChainBroadcast.run(ctx, root ? send : null, recv, count, call.root());
+            // the chain in ring order: it crosses each host's link once
+            ChainBroadcast.run(ctx.hostOrdered(), root ? send : null, recv, count, ctx.hosts().ringPosition(call.root()));
             return;
         }
         if (root) {
@@ -183,9 +188,9 @@ public final class Collectives {
             recv.buffer().commit(recv.byteOffset(0), out);
             return;
         }
-        Blocks blocks = Blocks.part(count, from, to);
+        Blocks blocks = ctx.inRingOrder(Blocks.part(count, from, to));
         // in place, partials live in the input's own blocks; otherwise in the output's part, reused at every step
-        RingReduceScatter.run(ctx, send, blocks,
+        RingReduceScatter.run(ctx.hostOrdered(), send, blocks,
                 call.inPlace() ? block -> send.plus(blocks.start(block)) : block -> recv.plus(from), op);
     }
 

@@ -56,6 +56,14 @@ public final class Pipeline {
         }
     }
 
+    /**
+     * Where part of a leg's outgoing run comes from in a {@link #graph}: elements {@code [at, at + length)} of the
+     * run it feeds are elements {@code [from, from + length)} of what leg {@code leg} (an earlier one) receives, so
+     * each segment of the run waits for the segments of that leg that hold them.
+     */
+    public record Feed(int leg, long from, long at, long length) {
+    }
+
     private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
     /** One exchange through the pipeline; see {@link Leg} for the arguments. */
@@ -88,11 +96,42 @@ public final class Pipeline {
         run(ctx, typeSize, meanwhile, true, legs);
     }
 
+    /** Feeds that make {@code legs} a chain: each after the first sends on, from its start, what the one before received. */
+    static Feed[][] chained(Leg[] legs) {
+        Feed[][] feeds = new Feed[legs.length][];
+        for (int i = 0; i < legs.length; i++) {
+            feeds[i] = i == 0 ? new Feed[0] : new Feed[] {new Feed(i - 1, 0, 0, legs[i].sendCount())};
+        }
+        return feeds;
+    }
+
+    /**
+     * Legs whose runs are made of what earlier legs receive, in any arrangement {@code feeds} describes (by leg:
+     * none for a run ready from the start): the steps of several algorithms, over different peers, streaming into
+     * each other as a chain's steps do ({@link HierarchicalAllReduce}: a reduce-scatter within a host, an all-reduce
+     * across hosts of what it produced, an all-gather within the host of that). Every rank must run the same
+     * arrangement with its partners at each leg, as for a chain: the argument that a chain cannot deadlock holds for
+     * it, since each segment still waits only on segments that come before it.
+     */
+    static void graph(AlgorithmContext ctx, int typeSize, Leg[] legs, Feed[][] feeds) {
+        run(ctx, typeSize, LocalCopy.NONE, legs, feeds);
+    }
+
     private static void run(AlgorithmContext ctx, int typeSize, LocalCopy meanwhile, boolean chained, Leg... legs) {
+        Feed[][] feeds = chained ? chained(legs) : new Feed[legs.length][0];
+        run(ctx, typeSize, meanwhile, legs, feeds);
+    }
+
+    private static void run(AlgorithmContext ctx, int typeSize, LocalCopy meanwhile, Leg[] legs, Feed[][] feeds) {
         Cut[] cuts = new Cut[legs.length];
         long units = 0; // segments of every leg, each sent and received in one slot
         for (int i = 0; i < legs.length; i++) {
-            cuts[i] = new Cut(legs[i], ctx.tuning(), typeSize, units, chained && i > 0 ? cuts[i - 1] : null);
+            for (Feed f : feeds[i]) {
+                if (f.leg() < 0 || f.leg() >= i) {
+                    throw new IllegalArgumentException("leg " + i + " is fed by leg " + f.leg() + ": only earlier legs feed");
+                }
+            }
+            cuts[i] = new Cut(legs[i], ctx.tuning(), typeSize, units, feeds[i], cuts);
             units += cuts[i].segments;
         }
         Window window = new Window(ctx.p2p(), ctx.scratch(), typeSize, new Cursor(cuts));
@@ -111,8 +150,8 @@ public final class Pipeline {
     }
 
     /**
-     * One leg cut into segments: each run by its own length, as its other end cuts it. In a chain, a leg also
-     * knows the one before it, whose received segments its sent ones are made of.
+     * One leg cut into segments: each run by its own length, as its other end cuts it. A leg whose run is made of
+     * what earlier legs receive also knows those legs ({@link Feed}).
      */
     private static final class Cut {
         final Leg leg;
@@ -122,10 +161,12 @@ public final class Pipeline {
         final long segments;
         /** The pipeline's index of this leg's first segment. */
         final long firstUnit;
-        /** The leg whose received elements this one sends on; null when its source is ready from the start. */
-        final Cut feeder;
+        /** Where this leg's run comes from; empty when it is ready from the start. */
+        final Feed[] feeds;
+        /** Every leg's cut, for the feeders (filled in leg order: the feeders' are set before this one's). */
+        final Cut[] cuts;
 
-        Cut(Leg leg, Tuning tuning, int typeSize, long firstUnit, Cut feeder) {
+        Cut(Leg leg, Tuning tuning, int typeSize, long firstUnit, Feed[] feeds, Cut[] cuts) {
             this.leg = leg;
             this.sendSeg = tuning.segmentElements(typeSize, leg.sendCount());
             this.recvSeg = tuning.segmentElements(typeSize, leg.recvCount());
@@ -133,20 +174,32 @@ public final class Pipeline {
             this.recvSegments = Math.max(least, segments(leg.recvCount(), recvSeg));
             this.segments = Math.max(Math.max(least, segments(leg.sendCount(), sendSeg)), recvSegments);
             this.firstUnit = firstUnit;
-            this.feeder = feeder;
+            this.feeds = feeds;
+            this.cuts = cuts;
         }
 
         /**
-         * The pipeline's index of the last unit that must have completed before segment {@code k} can go: the
-         * feeder's segment holding the last element it sends (the cuts may differ where the lengths do); -1 for
-         * none.
+         * The pipeline's index of the last unit that must have completed before segment {@code k} can go: of each
+         * feeder whose elements it sends, the segment holding the last of them (units complete in order, so the
+         * earlier ones are then done too; the cuts may differ where the lengths do); -1 for none.
          */
         long dependency(long k) {
-            if (feeder == null || feeder.recvSegments == 0 || k * sendSeg >= leg.sendCount()) {
+            if (k * sendSeg >= leg.sendCount()) {
                 return -1;
             }
-            long lastElement = k * sendSeg + length(k, sendSeg, leg.sendCount()) - 1;
-            return feeder.firstUnit + Math.min(feeder.recvSegments - 1, lastElement / feeder.recvSeg);
+            long first = k * sendSeg;
+            long last = first + length(k, sendSeg, leg.sendCount()) - 1;
+            long needed = -1;
+            for (Feed f : feeds) {
+                long lastHere = Math.min(last, f.at() + f.length() - 1);
+                Cut feeder = cuts[f.leg()];
+                if (Math.max(first, f.at()) > lastHere || feeder.recvSegments == 0) {
+                    continue; // this segment holds none of it, or it brings nothing
+                }
+                long element = f.from() + lastHere - f.at(); // in the feeder's received run
+                needed = Math.max(needed, feeder.firstUnit + Math.min(feeder.recvSegments - 1, element / feeder.recvSeg));
+            }
+            return needed;
         }
     }
 

@@ -37,6 +37,15 @@ public final class RingReduceScatter {
     /** The steps, as the legs of a chain (its first sends this rank's input, each later one what its last reduced). */
     static Pipeline.Leg[] legs(AlgorithmContext ctx, Region input, Blocks blocks, IntFunction<Region> accumulator,
                                ReduceOp op) {
+        return legs(ctx, input, blocks, accumulator, op, op == ReduceOp.AVG ? ctx.size() : 1);
+    }
+
+    /**
+     * As {@link #legs(AlgorithmContext, Region, Blocks, IntFunction, ReduceOp)}, with AVG's division by
+     * {@code divisor} at the last step (1: none; a level of a hierarchy sums, and the last divides by every rank).
+     */
+    static Pipeline.Leg[] legs(AlgorithmContext ctx, Region input, Blocks blocks, IntFunction<Region> accumulator,
+                               ReduceOp op, int divisor) {
         int n = ctx.size();
         Pipeline.Leg[] legs = new Pipeline.Leg[n - 1];
         for (int s = 0; s < n - 1; s++) {
@@ -45,9 +54,8 @@ public final class RingReduceScatter {
             // the first partial sent is this rank's own input; later ones are what it accumulated
             Region source = s == 0 ? input.plus(blocks.start(sendBlock)) : accumulator.apply(sendBlock);
             // the last step completes this rank's block: AVG divides it there, while the segment is in cache
-            int divisor = s == n - 2 && op == ReduceOp.AVG ? n : 1;
-            Sink sink = Sink.reduce(input.plus(blocks.start(recvBlock)), accumulator.apply(recvBlock), op, divisor,
-                    ctx.scratch());
+            Sink sink = Sink.reduce(input.plus(blocks.start(recvBlock)), accumulator.apply(recvBlock), op,
+                    s == n - 2 ? divisor : 1, ctx.scratch());
             legs[s] = new Pipeline.Leg(source, blocks.length(sendBlock), ctx.peer(1), ctx.peer(-1),
                     blocks.length(recvBlock), sink);
         }

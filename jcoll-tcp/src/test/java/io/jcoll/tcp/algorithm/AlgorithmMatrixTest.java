@@ -75,7 +75,12 @@ class AlgorithmMatrixTest {
      * {@code parts} parts in a row (elements [count * p / parts, count * (p + 1) / parts) of every block).
      */
     static Ops direct(LocalFabric.Endpoint endpoint, Tuning tuning, int parts) {
-        AlgorithmContext ctx = new AlgorithmContext(endpoint, new Scratch(tuning.segmentBytes()), tuning);
+        return direct(endpoint, tuning, parts, HostLayout.rankOrder(endpoint.size()));
+    }
+
+    /** As {@link #direct(LocalFabric.Endpoint, Tuning, int)}, the ranks placed on hosts as {@code hosts} says. */
+    static Ops direct(LocalFabric.Endpoint endpoint, Tuning tuning, int parts, HostLayout hosts) {
+        AlgorithmContext ctx = new AlgorithmContext(endpoint, new Scratch(tuning.segmentBytes()), tuning, hosts);
         return new Ops() {
             long sequence;
 

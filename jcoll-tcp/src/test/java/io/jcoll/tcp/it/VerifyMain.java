@@ -21,7 +21,8 @@ public final class VerifyMain {
                 c.run(Ops.of(comm, i++ % 2 == 0));
             }
             System.out.println("rank " + comm.rank() + " verified " + cases.size() + " cases over "
-                    + comm.transport().name() + "; local rank " + comm.localRank());
+                    + comm.transport().name() + "; local rank " + comm.localRank() + "; network: "
+                    + comm.network().summary());
         }
     }
 }

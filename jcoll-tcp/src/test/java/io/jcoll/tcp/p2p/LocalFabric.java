@@ -20,16 +20,23 @@ public final class LocalFabric {
 
     private final int size;
     private final LinkedBlockingQueue<Message>[][] mailboxes;
+    private final java.util.concurrent.atomic.AtomicLongArray sent; // payload bytes, by sender * size + receiver
 
     @SuppressWarnings("unchecked")
     public LocalFabric(int size) {
         this.size = size;
         this.mailboxes = new LinkedBlockingQueue[size][size];
+        this.sent = new java.util.concurrent.atomic.AtomicLongArray(size * size);
         for (int i = 0; i < size; i++) {
             for (int j = 0; j < size; j++) {
                 mailboxes[i][j] = new LinkedBlockingQueue<>();
             }
         }
+    }
+
+    /** Payload bytes rank {@code from} has sent to rank {@code to} so far: what the algorithms put on each link. */
+    public long bytesSent(int from, int to) {
+        return sent.get(from * size + to);
     }
 
     /** Rank {@code rank}'s endpoint. Not thread-safe: one thread per rank, as with a communicator. */
@@ -59,6 +66,7 @@ public final class LocalFabric {
             byte[] copy = new byte[src.remaining()];
             src.duplicate().get(copy);
             src.position(src.limit());
+            sent.addAndGet(rank * size + peer, copy.length);
             mailboxes[rank][peer].add(new Message(signature, copy));
             return () -> true;
         }
