@@ -109,13 +109,48 @@ final class Control {
         return new String(text, StandardCharsets.UTF_8);
     }
 
-    /** Records the call a rank has entered: its signature and history first, the tag (index + 1) last. */
+    /** The tag of a record being rewritten: no call's (tags are call index + 1; 0 is a record never written). */
+    private static final long REWRITING = -1;
+
+    /**
+     * What a peer's record of one call says, read whole ({@link #record}): the call's signature and the history
+     * before it.
+     */
+    record CallRecord(Signature signature, long history) {
+        /** The rank has left the call behind: its record was reused by a later call. */
+        static final CallRecord PASSED = new CallRecord(null, 0);
+    }
+
+    /**
+     * Records the call a rank has entered: the tag marked as being rewritten, then its signature and history, the
+     * tag (index + 1) last, as a sequence lock does, so that a reader can tell a record it read whole from one
+     * rewritten under it (the ring's place is reused 16 calls later).
+     */
     void enter(int rank, long callIndex, Signature signature, long history) {
         int at = (int) layout.callEntryOffset(rank, callIndex);
+        LONGS.setOpaque(map, at + TAG_AT, REWRITING);
+        VarHandle.storeStoreFence(); // the mark before the fields
         signature.writeTo(map, at + SIGNATURE_AT);
         map.putLong(at + HISTORY_AT, history);
         LONGS.setRelease(map, at + TAG_AT, callIndex + 1);
         map.putLong((int) layout.controlOffset(rank) + ENTERED_AT, callIndex);
+    }
+
+    /**
+     * {@code rank}'s record of call {@code callIndex}, read whole; {@link CallRecord#PASSED} where the rank has
+     * gone on to later calls and reused the record's place; null where it has not entered the call (its place
+     * holds an earlier call's record, or none). Calls with nothing to move wait for no one, so a rank can be any
+     * number of calls ahead of a peer that has just seen it reach a phase.
+     */
+    CallRecord record(int rank, long callIndex) {
+        int at = (int) layout.callEntryOffset(rank, callIndex);
+        long tag = (long) LONGS.getAcquire(map, at + TAG_AT);
+        if (tag != callIndex + 1) {
+            return tag == REWRITING || tag > callIndex + 1 ? CallRecord.PASSED : null;
+        }
+        CallRecord read = new CallRecord(Signature.readFrom(map, at + SIGNATURE_AT), map.getLong(at + HISTORY_AT));
+        VarHandle.acquireFence(); // the fields' reads before the tag's second read
+        return (long) LONGS.getAcquire(map, at + TAG_AT) == tag ? read : CallRecord.PASSED;
     }
 
     /** The index of the latest call {@code rank} entered, 0 before any (for diagnoses only: read without ordering). */
@@ -130,9 +165,5 @@ final class Control {
 
     Signature signature(int rank, long callIndex) {
         return Signature.readFrom(map, (int) layout.callEntryOffset(rank, callIndex) + SIGNATURE_AT);
-    }
-
-    long history(int rank, long callIndex) {
-        return map.getLong((int) layout.callEntryOffset(rank, callIndex) + HISTORY_AT);
     }
 }

@@ -132,8 +132,12 @@ final class Slots {
         if (peer == rank) {
             return;
         }
-        Signature theirs = control.hasEntry(peer, callIndex) ? control.signature(peer, callIndex) : null;
-        if ((theirs == null || !theirs.equals(signature) || control.history(peer, callIndex) != history)
+        Control.CallRecord record = control.record(peer, callIndex);
+        if (record == Control.CallRecord.PASSED) {
+            return; // it got past this call, which it could only with this rank in it; later calls compare histories
+        }
+        Signature theirs = record == null ? null : record.signature();
+        if ((theirs == null || !theirs.equals(signature) || record.history() != history)
                 && waiter.damaged(peer) != null) {
             throw waiter.damaged(peer); // garbage written over the records by another process, not a disagreement
         }
@@ -149,7 +153,7 @@ final class Slots {
                     + signature.describe() + " but rank " + peer + " is in " + theirs.describe()
                     + "; every rank must issue the same collectives, in the same order, with the same arguments");
         }
-        if (control.history(peer, callIndex) != history) {
+        if (record.history() != history) {
             throw new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " and this rank "
                     + "disagree about an earlier collective (before " + signature.describe() + "): one of them was "
                     + "called with other arguments on one of the two (a different root, count, type or op) and "

@@ -71,6 +71,31 @@ class ShmCollectivesTest {
     }
 
     /** 48 MB of float32 per rank through 256 KB slots: exact sums, so any misplaced chunk shows. */
+    /**
+     * Calls with nothing to move do not wait for anyone, so a rank can be many calls ahead of a peer that was
+     * descheduled right after a wait: the peer then finds this rank's record of the call it checks overwritten by
+     * later calls. That is not a disagreement (the rank got past the call only with the peer in it); it must not be
+     * reported as one (it was, on 8 ranks of the GPU host's 16 cores, from jcoll perf's empty calls). Four ranks
+     * on the development machine's two cores are descheduled often enough that this fails without the fix.
+     */
+    @Test
+    void aRankManyEmptyCallsAheadIsNotADisagreement() {
+        int n = 6;
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of())) {
+                HostBuffer empty = HostBuffer.of(new float[0]);
+                for (int round = 0; round < 3000; round++) {
+                    comm.barrier();
+                    for (int i = 0; i < 40; i++) {
+                        comm.reduceScatter(empty, empty, 0, ReduceOp.SUM);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
     @Test
     void largeFloatAllReduce() {
         int n = 3;
