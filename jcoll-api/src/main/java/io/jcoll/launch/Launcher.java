@@ -24,6 +24,15 @@ import java.util.Map;
  */
 public final class Launcher {
 
+    /**
+     * Options every rank's JVM starts with, before the caller's own (JCOLL_JAVA_OPTS, which may override them):
+     * native access declared, since JDK 22 and later warn on every process that loads a native library without it
+     * (JNA for MPI, JavaCPP for CUDA and NCCL; JDK 17 accepts the option), and log records on one line each
+     * instead of the JDK's two (a date line, then the message), so that each is one prefixed line of output.
+     */
+    public static final List<String> RANK_JVM_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED",
+            "-Djava.util.logging.SimpleFormatter.format=%4$s: %5$s%6$s%n");
+
     /** Variables a launched rank must take from the launcher, not from the caller's environment. */
     private static final List<String> OWNED = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
             "MASTER_ADDR", "MASTER_PORT", "JCOLL_TOKEN");
@@ -219,6 +228,7 @@ public final class Launcher {
             for (int r = 0; r < plan.ranks(); r++) {
                 List<String> cmd = new ArrayList<>();
                 cmd.add(java);
+                cmd.addAll(RANK_JVM_OPTIONS);
                 cmd.addAll(plan.jvmOptions());
                 cmd.add("-cp");
                 cmd.add(plan.classpath());

@@ -30,8 +30,14 @@ public final class LibraryFinder {
 
     /** The outcome of a search: what was found (if anything) and everywhere that was looked at. */
     public record Search(String soname, Found found, List<String> looked) {
+        /** Every place looked at, for {@code jcoll doctor}. */
         public String describeMiss() {
             return soname + " was not found; looked in: " + String.join(", ", looked);
+        }
+
+        /** One line for reasons that are repeated on every run (a transport passed over): the places are counted. */
+        public String summarizeMiss() {
+            return soname + " was not found in the " + looked.size() + " places searched (`jcoll doctor` lists them)";
         }
     }
 

@@ -5,11 +5,14 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -60,6 +63,27 @@ class LauncherTest {
         e = assertThrows(IllegalArgumentException.class, () -> Launcher.parse(List.of("--nnodes", "x", "Main"),
                 Map.of()));
         assertTrue(e.getMessage().contains("--nnodes x is not a number"), e.getMessage());
+    }
+
+    /**
+     * A rank that loads a native library and logs, launched on the newest JDK here (JDK 25 where the development
+     * machines and CI have it, whose JVM warns about restricted methods unless native access is declared): no
+     * such warning, and the record on one line under the rank's prefix, not the JDK's date line and message line.
+     */
+    @Test
+    void ranksDeclareNativeAccessAndLogOneLineARecord() throws Exception {
+        Path jdk25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+        String java = Files.isExecutable(jdk25) ? jdk25.toString() : io.jcoll.testing.Commands.java();
+        io.jcoll.testing.Commands.Result r = io.jcoll.testing.Commands.run(List.of(java, "-cp",
+                System.getProperty("java.class.path"), Launcher.class.getName(), "-n", "1", "--",
+                NativeAndLog.class.getName()), Map.of(), 60);
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("[0] WARNING: one record, one line"), r.output());
+        assertFalse(r.output().contains("restricted method"), r.output());
+        assertFalse(r.output().matches("(?s).*\\[0\\] \\w{3} \\d+, \\d{4} .*"), "a date line: " + r.output());
+        if (!Files.isExecutable(jdk25)) {
+            System.out.println("no JDK 25 at " + jdk25 + ": the native-access half was checked on " + java);
+        }
     }
 
     @Test

@@ -31,9 +31,11 @@ public final class GpuRuntime {
      * @param driverVersion  {@code cudaDriverGetVersion}
      * @param devices      visible GPUs
      * @param gpus         what CUDA says of each visible GPU
+     * @param searched     where a library that was not found was looked for (for {@code jcoll doctor}); null
      */
     public record Status(boolean available, String reason, LibraryFinder.Found cudart, LibraryFinder.Found nccl,
-                         int ncclVersion, int runtimeVersion, int driverVersion, int devices, List<Gpu> gpus) {
+                         int ncclVersion, int runtimeVersion, int driverVersion, int devices, List<Gpu> gpus,
+                         String searched) {
         public Status {
             gpus = List.copyOf(gpus);
         }
@@ -94,13 +96,15 @@ public final class GpuRuntime {
         LibraryFinder.Search cudartSearch = finder.find("libcudart.so.13", "JCOLL_CUDART_LIBRARY",
                 List.of("cu13/lib", "cuda_runtime/lib"));
         LibraryFinder.Search ncclSearch = finder.find("libnccl.so.2", "JCOLL_NCCL_LIBRARY", List.of("nccl/lib", "cu13/lib"));
+        // the reason is repeated wherever the transport is passed over (every run's header): one line; the places
+        // searched go to the doctor as a fact
         if (cudartSearch.found() == null) {
-            return missing(cudartSearch.describeMiss() + ". Install the CUDA 13 runtime (or set JCOLL_CUDART_LIBRARY)",
-                    null, ncclSearch.found());
+            return missing(cudartSearch.summarizeMiss() + ". Install the CUDA 13 runtime (or set JCOLL_CUDART_LIBRARY)",
+                    null, ncclSearch.found(), cudartSearch.describeMiss());
         }
         if (ncclSearch.found() == null) {
-            return missing(ncclSearch.describeMiss() + ". Install NCCL 2 (libnccl2, or pip install nvidia-nccl-cu13), "
-                    + "or set JCOLL_NCCL_LIBRARY", cudartSearch.found(), null);
+            return missing(ncclSearch.summarizeMiss() + ". Install NCCL 2 (libnccl2, or pip install nvidia-nccl-cu13), "
+                    + "or set JCOLL_NCCL_LIBRARY", cudartSearch.found(), null, ncclSearch.describeMiss());
         }
         try {
             // the JNI glue needs these sonames; loading the files found first makes the dynamic linker use them
@@ -118,22 +122,23 @@ public final class GpuRuntime {
                     + "), driver " + drv + ", " + devices + " GPU(s)";
             if (devices < 1) {
                 return new Status(false, "no GPU is visible (" + where + "); check nvidia-smi and CUDA_VISIBLE_DEVICES",
-                        cudartSearch.found(), ncclSearch.found(), nv, rt, drv, 0, List.of());
+                        cudartSearch.found(), ncclSearch.found(), nv, rt, drv, 0, List.of(), null);
             }
             List<Gpu> gpus = describe(devices);
             if (nv < MIN_NCCL_VERSION) {
                 return new Status(false, "NCCL " + version(nv) + " is older than " + version(MIN_NCCL_VERSION)
                         + " (" + where + "); install a newer NCCL", cudartSearch.found(), ncclSearch.found(), nv, rt, drv,
-                        devices, gpus);
+                        devices, gpus, null);
             }
-            return new Status(true, where, cudartSearch.found(), ncclSearch.found(), nv, rt, drv, devices, gpus);
+            return new Status(true, where, cudartSearch.found(), ncclSearch.found(), nv, rt, drv, devices, gpus, null);
         } catch (Throwable e) { // UnsatisfiedLinkError, or anything the JNI glue throws while loading
-            return missing("loading CUDA and NCCL failed: " + e, cudartSearch.found(), ncclSearch.found());
+            return missing("loading CUDA and NCCL failed: " + e, cudartSearch.found(), ncclSearch.found(), null);
         }
     }
 
-    private static Status missing(String reason, LibraryFinder.Found cudart, LibraryFinder.Found nccl) {
-        return new Status(false, reason, cudart, nccl, -1, -1, -1, 0, List.of());
+    private static Status missing(String reason, LibraryFinder.Found cudart, LibraryFinder.Found nccl,
+                                  String searched) {
+        return new Status(false, reason, cudart, nccl, -1, -1, -1, 0, List.of(), searched);
     }
 
     /** Name, PCI address and peer access of each visible GPU; queries that create no CUDA context. */

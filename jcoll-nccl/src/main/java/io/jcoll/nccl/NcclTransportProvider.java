@@ -49,6 +49,9 @@ public final class NcclTransportProvider implements TransportProvider {
     /** What loading found, for {@code jcoll doctor}: libraries, versions, and each GPU with its peers. */
     private static Map<String, String> facts(GpuRuntime.Status s) {
         Map<String, String> facts = new LinkedHashMap<>();
+        if (s.searched() != null) {
+            facts.put("searched", s.searched());
+        }
         if (s.nccl() != null) {
             facts.put("nccl_library", s.nccl().path().toString());
             facts.put("nccl_found_by", s.nccl().source());
