@@ -21,6 +21,8 @@ public final class ProcessMesh implements AutoCloseable {
     private final List<Communicator> along;
 
     /**
+     * A mesh of communicators already formed ({@link Communicator#mesh(int...)} forms them and calls this).
+     *
      * @param shape       the size of each dimension
      * @param coordinates this rank's position
      * @param along       the communicator along each dimension

@@ -121,8 +121,12 @@ class ProcessGroupsTest {
                     return new int[] {-1, -1};
                 }
                 try (Communicator sub = child.orElseThrow()) {
+                    // a thread of its own: the default executor is the common pool, which on two cores runs one
+                    // task at a time under JDK 25 (a thread per task under 17), so the six ranks' parent work, all
+                    // in one JVM, would wait on each other
                     CompletableFuture<Void> parentWork = CompletableFuture.runAsync(
-                            () -> parentCases.forEach(c -> c.run(Ops.of(comm, false))));
+                            () -> parentCases.forEach(c -> c.run(Ops.of(comm, false))),
+                            task -> new Thread(task, "parent-work-" + rank).start());
                     if (sub.size() == 3) {
                         childCases.forEach(c -> c.run(Ops.of(sub, false)));
                     }
