@@ -154,16 +154,20 @@ final class Control {
     }
 
     /** The index of the latest call {@code rank} entered, 0 before any (for diagnoses only: read without ordering). */
-    long entered(int rank) {
+    private long entered(int rank) {
         return map.getLong((int) layout.controlOffset(rank) + ENTERED_AT);
     }
 
-    /** Whether {@code rank}'s entry for {@code callIndex} is there (not an older or newer call's). */
-    boolean hasEntry(int rank, long callIndex) {
-        return (long) LONGS.getAcquire(map, (int) layout.callEntryOffset(rank, callIndex) + TAG_AT) == callIndex + 1;
-    }
-
-    Signature signature(int rank, long callIndex) {
-        return Signature.readFrom(map, (int) layout.callEntryOffset(rank, callIndex) + SIGNATURE_AT);
+    /**
+     * For messages: what {@code rank} is doing, from its latest record read whole ({@link #record}): "the latest call
+     * it entered is ...", or that it has entered none, or that it is entering a later one as this reads.
+     */
+    String latestCall(int rank) {
+        CallRecord latest = record(rank, entered(rank));
+        if (latest == null) {
+            return "it has entered no call on this communicator";
+        }
+        return latest == CallRecord.PASSED ? "it is entering a later call"
+                : "the latest call it entered is " + latest.signature().describe();
     }
 }

@@ -142,11 +142,8 @@ final class Slots {
             throw waiter.damaged(peer); // garbage written over the records by another process, not a disagreement
         }
         if (theirs == null) {
-            long latest = control.entered(peer);
             throw new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " is not in "
-                    + signature.describe() + " (the latest call it entered is "
-                    + (control.hasEntry(peer, latest) ? control.signature(peer, latest).describe() : "unknown")
-                    + "); every rank must issue the same collectives, in the same order, with the same arguments");
+                    + signature.describe() + " (" + control.latestCall(peer) + "); every rank must issue the same collectives, in the same order, with the same arguments");
         }
         if (!theirs.equals(signature)) {
             throw new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank is in "

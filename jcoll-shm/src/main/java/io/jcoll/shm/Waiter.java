@@ -190,11 +190,9 @@ final class Waiter {
     }
 
     private CollectiveTimeoutException timeout(int peer) {
-        long entered = control.entered(peer);
-        String where = control.hasEntry(peer, entered) ? "the latest call it entered is "
-                + control.signature(peer, entered).describe() : "it has entered no call on this communicator";
         return new CollectiveTimeoutException(operation, rank, peer, "rank " + peer + " did not answer in " + call()
-                + " within JCOLL_TIMEOUT (" + where + "); it is stopped, busy elsewhere, or issuing other calls");
+                + " within JCOLL_TIMEOUT (" + control.latestCall(peer) + "); it is stopped, busy elsewhere, or issuing "
+                + "other calls");
     }
 
     private JcollException interruptedNow() {

@@ -134,7 +134,7 @@ public final class Collectives {
     }
 
     /** Small messages by recursive doubling; large ones in two levels where the hosts allow, else one ring. */
-    static void allReduce(AlgorithmContext ctx, Region send, Region recv, long count, ReduceOp op) {
+    private static void allReduce(AlgorithmContext ctx, Region send, Region recv, long count, ReduceOp op) {
         if (ctx.size() == 1) {
             LocalCopy.now(send, recv, count, ctx.scratch());
         } else if (count * send.buffer().type().size() <= ctx.tuning().smallAllReduceBytes()) {

@@ -6,8 +6,9 @@ import io.jcoll.tcp.p2p.PointToPoint;
  * Some ranks of a group, in an order of their own, seen as a group of their own: rank {@code i} of the view is rank
  * {@code members[i]} of the group under it. The algorithms then run unchanged over a ring in another order
  * ({@link HostLayout#ringOrder()}) or over the ranks of one host or one level of a hierarchy. Messages still go
- * over the connections of the group under it, so calls over two views of one group must not overlap where they
- * share a pair of ranks; the levels of a hierarchy run one after another and share none.
+ * over the connections of the group under it, in the order they are posted, so views used at once must not share a
+ * pair of ranks: the levels of a hierarchy, streamed together in one pipeline, share none (a rank's peers within
+ * its host are never its peers across hosts).
  */
 final class GroupView implements PointToPoint {
 

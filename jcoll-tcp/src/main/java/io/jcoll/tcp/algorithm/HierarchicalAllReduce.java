@@ -51,45 +51,40 @@ public final class HierarchicalAllReduce {
 
         List<Pipeline.Leg> legs = new ArrayList<>();
         List<Pipeline.Feed[]> feeds = new ArrayList<>();
-        // within the host: a chain
-        addChain(legs, feeds, up, beside);
+        // within the host: a chain from this rank's input
+        addChain(legs, feeds, up, beside, new Pipeline.Feed[0]);
         int lastUp = legs.size() - 1;
-        // across hosts: the first step sends a part of the shard the host's last step completed
-        Region firstSent = reduce[0].source();
-        addChain(legs, feeds, reduce, across);
-        feeds.set(lastUp + 1, new Pipeline.Feed[] {new Pipeline.Feed(lastUp,
-                firstSent.element() - mine.element(), 0, reduce[0].sendCount())});
+        // across hosts: the first step sends a part of the shard that the host's last step completed
+        addChain(legs, feeds, reduce, across, new Pipeline.Feed[] {new Pipeline.Feed(lastUp,
+                reduce[0].source().element() - mine.element(), 0, reduce[0].sendCount())});
         int lastReduce = legs.size() - 1;
-        addChain(legs, feeds, gather, across);
-        // its first step sends on this rank's part, which the last reduction completed
-        feeds.set(lastReduce + 1, new Pipeline.Feed[] {new Pipeline.Feed(lastReduce, 0, 0, gather[0].sendCount())});
+        // the all-gather's first step sends on this rank's part, which the last reduction completed
+        addChain(legs, feeds, gather, across, new Pipeline.Feed[] {Pipeline.Feed.chain(lastReduce, gather[0])});
         // down into the host: the whole shard, each part from the step that completed it (this rank's own part
         // from the last reduction, part c - t - 1 from the all-gather's step t)
-        int firstDown = legs.size();
-        addChain(legs, feeds, down, beside);
         Pipeline.Feed[] shard = new Pipeline.Feed[cross.size()];
         shard[0] = new Pipeline.Feed(lastReduce, 0, parts.start(c), parts.length(c));
         for (int t = 0; t < cross.size() - 1; t++) {
             int part = Math.floorMod(c - t - 1, cross.size());
             shard[t + 1] = new Pipeline.Feed(lastReduce + 1 + t, 0, parts.start(part), parts.length(part));
         }
-        feeds.set(firstDown, shard);
+        addChain(legs, feeds, down, beside, shard);
         Pipeline.graph(ctx, send.buffer().type().size(), legs.toArray(Pipeline.Leg[]::new),
                 feeds.toArray(Pipeline.Feed[][]::new));
     }
 
     /**
      * Appends the steps of one ring, its peers renumbered from the ring's group to the whole group
-     * ({@code members}), each fed by the one before as in a chain (the first one's feeds are the caller's to set).
+     * ({@code members}): the first fed as {@code first} says, each later one by the one before, as in a chain.
      */
     private static void addChain(List<Pipeline.Leg> legs, List<Pipeline.Feed[]> feeds, Pipeline.Leg[] steps,
-                                 int[] members) {
+                                 int[] members, Pipeline.Feed[] first) {
         for (int s = 0; s < steps.length; s++) {
             Pipeline.Leg g = steps[s];
-            legs.add(new Pipeline.Leg(g.source(), g.sendCount(), members[g.to()], members[g.from()], g.recvCount(),
-                    g.sink(), g.always()));
-            feeds.add(s == 0 ? new Pipeline.Feed[0]
-                    : new Pipeline.Feed[] {new Pipeline.Feed(legs.size() - 2, 0, 0, g.sendCount())});
+            Pipeline.Leg leg = new Pipeline.Leg(g.source(), g.sendCount(), members[g.to()], members[g.from()],
+                    g.recvCount(), g.sink(), g.always());
+            feeds.add(s == 0 ? first : new Pipeline.Feed[] {Pipeline.Feed.chain(legs.size() - 1, leg)});
+            legs.add(leg);
         }
     }
 }

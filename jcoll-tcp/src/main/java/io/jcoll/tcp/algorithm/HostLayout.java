@@ -25,12 +25,21 @@ public final class HostLayout {
     private final int[] hostOf;      // by rank: hosts numbered 0.. in the order of their lowest rank
     private final int[][] ranksOn;   // by host: its ranks, ascending
     private final int[] ringOrder;   // position -> rank
+    private final int[] ringPosition; // rank -> position
+    private final boolean ringFollowsRanks;
     private final boolean twoLevels; // whether a hierarchy is allowed at all (JCOLL_TCP_HIERARCHY)
 
     private HostLayout(int[] hostOf, int[][] ranksOn, boolean twoLevels) {
         this.hostOf = hostOf;
         this.ranksOn = ranksOn;
         this.ringOrder = Arrays.stream(ranksOn).flatMapToInt(Arrays::stream).toArray();
+        this.ringPosition = new int[ringOrder.length];
+        boolean inOrder = true;
+        for (int p = 0; p < ringOrder.length; p++) {
+            ringPosition[ringOrder[p]] = p;
+            inOrder &= ringOrder[p] == p;
+        }
+        this.ringFollowsRanks = inOrder;
         this.twoLevels = twoLevels;
     }
 
@@ -102,22 +111,12 @@ public final class HostLayout {
 
     /** Whether rings can follow rank order as it is (each host's ranks are already neighbours). */
     public boolean ringFollowsRanks() {
-        for (int p = 0; p < ringOrder.length; p++) {
-            if (ringOrder[p] != p) {
-                return false;
-            }
-        }
-        return true;
+        return ringFollowsRanks;
     }
 
     /** Where {@code rank} stands in {@link #ringOrder()}. */
     public int ringPosition(int rank) {
-        for (int p = 0; p < ringOrder.length; p++) {
-            if (ringOrder[p] == rank) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("rank " + rank + " of a group of " + size());
+        return ringPosition[rank];
     }
 
     /** The ranks on {@code rank}'s host, ascending: the lower level of a hierarchy. */

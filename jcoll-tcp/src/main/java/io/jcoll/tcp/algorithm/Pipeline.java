@@ -62,6 +62,11 @@ public final class Pipeline {
      * each segment of the run waits for the segments of that leg that hold them.
      */
     public record Feed(int leg, long from, long at, long length) {
+
+        /** {@code next} sends on, element for element from the start, what leg {@code leg} receives: a chain's link. */
+        static Feed chain(int leg, Leg next) {
+            return new Feed(leg, 0, 0, next.sendCount());
+        }
     }
 
     private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
@@ -100,7 +105,7 @@ public final class Pipeline {
     static Feed[][] chained(Leg[] legs) {
         Feed[][] feeds = new Feed[legs.length][];
         for (int i = 0; i < legs.length; i++) {
-            feeds[i] = i == 0 ? new Feed[0] : new Feed[] {new Feed(i - 1, 0, 0, legs[i].sendCount())};
+            feeds[i] = i == 0 ? new Feed[0] : new Feed[] {Feed.chain(i - 1, legs[i])};
         }
         return feeds;
     }
