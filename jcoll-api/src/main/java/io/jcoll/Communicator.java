@@ -431,6 +431,14 @@ public interface Communicator extends AutoCloseable {
     void abort();
 
     /**
+     * As {@link #abort()}, each failing call naming {@code reason} as the cause (a framework aborting for its own
+     * reasons says which: jcoll-spark passes "Spark killed this task: ...").
+     *
+     * @param reason why this rank aborts, in a few words
+     */
+    void abort(String reason);
+
+    /**
      * The doctor across the whole job (collective: every rank calls it). Each rank probes its node; the nodes are
      * compared (MTUs, RDMA ports, GPUDirect, NCCL/CUDA/driver versions, locked-memory and socket-buffer limits, CPU
      * placement), each node's own traps are gathered, and one process per host measures the network to every other

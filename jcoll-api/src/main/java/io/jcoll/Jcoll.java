@@ -1,6 +1,7 @@
 package io.jcoll;
 
 import io.jcoll.internal.Bootstrap;
+import io.jcoll.spi.RendezvousExchange;
 import io.jcoll.spi.Settings;
 
 import java.time.Duration;
@@ -50,6 +51,7 @@ public final class Jcoll {
     /** Explicit settings; anything not set falls back to the environment. */
     public static final class Builder {
         private Settings settings;
+        private Bootstrap.GivenRendezvous rendezvous;
 
         private Builder(Settings base) {
             this.settings = base;
@@ -97,6 +99,22 @@ public final class Jcoll {
         }
 
         /**
+         * Hands rank 0's rendezvous address (and a fresh token, unless one is set) to every rank through a channel
+         * the ranks already share, instead of MASTER_ADDR and MASTER_PORT: rank 0 hosts the store on a free port, so
+         * nothing is fixed or exposed before the ranks meet. jcoll-spark passes a Spark barrier stage's
+         * {@code allGather}; the caller keeps and closes {@code exchange}.
+         *
+         * @param channel  what carries the address, as messages name it ({@code Spark barrier stage 3}, ...)
+         * @param exchange the channel: every rank calls it once, at the same point
+         * @return this builder
+         */
+        public Builder rendezvous(String channel, RendezvousExchange exchange) {
+            this.rendezvous = new Bootstrap.GivenRendezvous(java.util.Objects.requireNonNull(channel, "channel"),
+                    java.util.Objects.requireNonNull(exchange, "exchange"));
+            return this;
+        }
+
+        /**
          * The job's shared secret; every rank must use the same one.
          *
          * @param token the job's shared secret
@@ -138,7 +156,7 @@ public final class Jcoll {
          * @return this rank's communicator
          */
         public Communicator build() {
-            return Bootstrap.create(settings);
+            return Bootstrap.create(settings, rendezvous);
         }
     }
 }

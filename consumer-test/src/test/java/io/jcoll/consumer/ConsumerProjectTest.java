@@ -61,7 +61,12 @@ class ConsumerProjectTest {
 
     /** The project's runtime dependencies as {@code group:artifact:type[:classifier]}, from dependency:list. */
     static List<String> runtimeDependencies(Path dir) throws Exception {
-        Result r = mvn(dir, "dependency:list", "-DincludeScope=runtime", "-DoutputFile=deps.txt");
+        return dependencies(dir, "runtime");
+    }
+
+    /** The project's dependencies of {@code scope} (compile: compile, provided and system) as runtimeDependencies. */
+    static List<String> dependencies(Path dir, String scope) throws Exception {
+        Result r = mvn(dir, "dependency:list", "-DincludeScope=" + scope, "-DoutputFile=deps.txt");
         assertEquals(0, r.exit(), r.output());
         List<String> deps = new ArrayList<>();
         for (String line : Files.readAllLines(dir.resolve("deps.txt"))) {
@@ -118,5 +123,14 @@ class ConsumerProjectTest {
     void theMpiModuleBringsOnlyJna(@TempDir Path tmp) throws Exception {
         assertEquals(List.of("io.jcoll:jcoll-api:jar", "io.jcoll:jcoll-mpi:jar", "net.java.dev.jna:jna:jar"),
                 runtimeDependencies(project("mpi", tmp)));
+    }
+
+    @Test
+    void theSparkModuleBringsNothingOfSparkOrScala(@TempDir Path tmp) throws Exception {
+        Path dir = project("spark", tmp);
+        List<String> expected = List.of("io.jcoll:jcoll-api:jar", "io.jcoll:jcoll-shm:jar", "io.jcoll:jcoll-spark:jar",
+                "io.jcoll:jcoll-tcp:jar");
+        assertEquals(expected, runtimeDependencies(dir));
+        assertEquals(expected, dependencies(dir, "compile"));
     }
 }

@@ -104,6 +104,15 @@ public record JobConfig(int rank, int size, int localRank, int localSize, String
 
     /** Reads and checks the configuration; the message lists every missing or wrong variable at once. */
     public static JobConfig from(Settings s) {
+        return from(s, null);
+    }
+
+    /**
+     * As {@link #from(Settings)}, for a job whose rendezvous address comes through {@code channel}, a channel the
+     * caller holds (Spark's barrier tasks' {@code allGather}, ...), which places the job as a launcher would:
+     * MASTER_ADDR and MASTER_PORT are neither needed nor read.
+     */
+    public static JobConfig from(Settings s, String channel) {
         List<String> problems = new ArrayList<>();
         String launcher = null;
         if (s.get("RANK").isEmpty() && s.get("WORLD_SIZE").isEmpty()) {
@@ -126,7 +135,8 @@ public record JobConfig(int rank, int size, int localRank, int localSize, String
         Integer localRank = integer(s, "LOCAL_RANK", problems, false);
         Integer localSize = integer(s, "LOCAL_WORLD_SIZE", problems, false);
         // under a launcher, rank 0's address can come through the launcher instead
-        Integer port = integer(s, "MASTER_PORT", problems, size != null && size > 1 && launcher == null);
+        Integer port = channel != null ? null
+                : integer(s, "MASTER_PORT", problems, size != null && size > 1 && launcher == null);
         if (size != null && size < 1) {
             problems.add("WORLD_SIZE=" + size + " must be at least 1");
         }
@@ -159,7 +169,7 @@ public record JobConfig(int rank, int size, int localRank, int localSize, String
                 s.get("JCOLL_TOKEN").orElse("").getBytes(StandardCharsets.UTF_8),
                 timeout,
                 s.get("JCOLL_TRANSPORT").orElse("auto").toLowerCase(java.util.Locale.ROOT),
-                launcher,
+                channel != null ? channel : launcher,
                 localRank != null, localSize != null);
     }
 

@@ -10,6 +10,7 @@ import io.jcoll.exceptions.BootstrapException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.exceptions.TransportUnavailableException;
 import io.jcoll.spi.Availability;
+import io.jcoll.spi.RendezvousExchange;
 import io.jcoll.spi.Settings;
 import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
@@ -47,13 +48,26 @@ public final class Bootstrap {
     record Joined(JobConfig cfg, Store store, AutoCloseable rendezvous, InetAddress dataAddress) {
     }
 
+    /**
+     * A channel the caller holds that carries rank 0's rendezvous address to every rank, and its name for messages
+     * ({@code Jcoll.Builder.rendezvous}).
+     */
+    public record GivenRendezvous(String channel, RendezvousExchange exchange) {
+    }
+
     /** Reaches the rendezvous store (hosting it on rank 0); the caller closes {@link Joined#rendezvous()}. */
     static Joined join(Settings settings) {
-        JobConfig cfg = JobConfig.from(settings);
+        return join(settings, null);
+    }
+
+    /** As {@link #join(Settings)}, the address coming through {@code given} where that is not null. */
+    static Joined join(Settings settings, GivenRendezvous given) {
+        JobConfig cfg = given == null ? JobConfig.from(settings) : JobConfig.from(settings, given.channel());
         int rank = cfg.rank();
         HostedStore hostedEarly = null; // rank 0 hosts before the address is known to the others
         if (cfg.rendezvousThroughLauncher()) {
-            LauncherRendezvous.Agreed agreed = LauncherRendezvous.agree(cfg, settings);
+            LauncherRendezvous.Agreed agreed = given == null ? LauncherRendezvous.agree(cfg, settings)
+                    : LauncherRendezvous.agree(cfg, settings, given.exchange(), given.channel());
             cfg = agreed.config();
             hostedEarly = agreed.hosted();
         }
@@ -99,7 +113,12 @@ public final class Bootstrap {
     }
 
     public static Communicator create(Settings settings) {
-        Joined joined = join(settings);
+        return create(settings, null);
+    }
+
+    /** Forms a communicator, rank 0's rendezvous address coming through {@code given} where that is not null. */
+    public static Communicator create(Settings settings, GivenRendezvous given) {
+        Joined joined = join(settings, given);
         JobConfig cfg = joined.cfg();
         int rank = cfg.rank();
         List<TransportProvider> providers = TransportSelection.providers();

@@ -342,11 +342,16 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void abort() {
+        abort("comm.abort() was called on rank " + rank);
+    }
+
+    @Override
+    public void abort(String reason) {
         for (CommunicatorImpl child : children) {
-            child.abort();
+            child.abort(reason);
         }
-        impose(new CommunicatorClosedException("abort", rank, rank, "comm.abort() was called on rank "
-                + rank + (parent == null ? "" : " (of a sub-communicator, or on its parent)")), true);
+        impose(new CommunicatorClosedException("abort", rank, rank, reason
+                + (parent == null ? "" : " (of a sub-communicator, or on its parent)")), true);
     }
 
     /**

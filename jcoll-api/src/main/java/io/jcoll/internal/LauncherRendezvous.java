@@ -22,7 +22,8 @@ import java.util.ServiceLoader;
  * The rendezvous of a job that a launcher placed ({@code mpirun}, {@code srun})
  * and that set no {@code MASTER_ADDR}: rank 0 hosts the store on a free port
  * and hands its address, and a fresh token unless {@code JCOLL_TOKEN} is set,
- * to every rank through the launcher's own channel (MPI's broadcast).
+ * to every rank through the launcher's own channel (MPI's broadcast), or
+ * through one the caller holds (a Spark barrier stage's {@code allGather}).
  */
 final class LauncherRendezvous {
 
@@ -35,24 +36,33 @@ final class LauncherRendezvous {
     private LauncherRendezvous() {
     }
 
+    /** Agrees through the channel of the launcher that placed the job, found with {@link ServiceLoader}. */
     static Agreed agree(JobConfig cfg, Settings settings) {
         RendezvousExchange.Provider provider = usableProvider(cfg, settings);
-        Bootstrap.HostedStore hosted = null;
         try (RendezvousExchange exchange = provider.open(settings)) {
+            return agree(cfg, settings, exchange, provider.name());
+        }
+    }
+
+    /** Agrees through {@code exchange}, a channel the caller holds and closes ({@code channel} names it in errors). */
+    static Agreed agree(JobConfig cfg, Settings settings, RendezvousExchange exchange, String channel) {
+        Bootstrap.HostedStore hosted = null;
+        try {
             if (cfg.rank() == 0) {
                 byte[] token = cfg.token().length > 0 ? cfg.token() : freshToken();
                 hosted = Bootstrap.host(cfg.withRendezvous("0.0.0.0", 0, token));
                 String host = advertisedHost(cfg, settings);
                 String message = FORMAT + "\n" + host + "\n" + hosted.port + "\n" + new String(token, StandardCharsets.UTF_8);
-                exchange.broadcastFromRankZero(message.getBytes(StandardCharsets.UTF_8));
+                broadcast(exchange, message.getBytes(StandardCharsets.UTF_8), cfg, channel);
                 return new Agreed(cfg.withRendezvous(host, hosted.port, token), hosted);
             }
-            String[] f = new String(exchange.broadcastFromRankZero(new byte[0]), StandardCharsets.UTF_8).split("\n", 4);
-            if (f.length != 4 || !f[0].equals(FORMAT)) {
+            String[] f = new String(broadcast(exchange, new byte[0], cfg, channel), StandardCharsets.UTF_8).split("\n", 4);
+            int port = f.length == 4 && f[2].matches("\\d{1,5}") ? Integer.parseInt(f[2]) : 0;
+            if (f.length != 4 || !f[0].equals(FORMAT) || port < 1 || port > 65535) {
                 throw new BootstrapException("bootstrap", cfg.rank(), 0, "rank 0's rendezvous message through "
-                        + provider.name() + " is not one jcoll wrote (another program on the same launcher channel?)");
+                        + channel + " is not one jcoll wrote (another program on the same launcher channel?)");
             }
-            return new Agreed(cfg.withRendezvous(f[1], Integer.parseInt(f[2]), f[3].getBytes(StandardCharsets.UTF_8)), null);
+            return new Agreed(cfg.withRendezvous(f[1], port, f[3].getBytes(StandardCharsets.UTF_8)), null);
         } catch (IOException e) {
             throw new BootstrapException("bootstrap", cfg.rank(), JcollException.NONE,
                     "could not host the rendezvous store: " + e.getMessage(), e);
@@ -61,6 +71,18 @@ final class LauncherRendezvous {
                 hosted.close();
             }
             throw e;
+        }
+    }
+
+    /** One broadcast through the channel; its own failure (a peer's task failed, say) is named as the channel's. */
+    private static byte[] broadcast(RendezvousExchange exchange, byte[] message, JobConfig cfg, String channel) {
+        try {
+            return exchange.broadcastFromRankZero(message);
+        } catch (JcollException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new BootstrapException("bootstrap", cfg.rank(), JcollException.NONE, "handing rank 0's rendezvous "
+                    + "address to every rank through " + channel + " failed: " + e, e);
         }
     }
 

@@ -4,8 +4,10 @@ package io.jcoll.spi;
  * A launcher's own channel among a job's processes, used once per
  * communicator to hand rank 0's rendezvous address and token to every rank,
  * so that a job started by {@code mpirun} or {@code srun} needs no
- * {@code MASTER_ADDR}. Found with {@link java.util.ServiceLoader}; jcoll-mpi
- * provides one over MPI's broadcast.
+ * {@code MASTER_ADDR}. Found with {@link java.util.ServiceLoader} (jcoll-mpi
+ * provides one over MPI's broadcast), or handed to
+ * {@link io.jcoll.Jcoll.Builder#rendezvous} by a caller that holds such a channel
+ * (jcoll-spark, over a barrier stage's {@code allGather}).
  */
 public interface RendezvousExchange extends AutoCloseable {
 
