@@ -3,20 +3,16 @@ package io.jcoll.internal;
 import io.jcoll.exceptions.BootstrapException;
 import io.jcoll.spi.RendezvousExchange;
 import io.jcoll.spi.Settings;
+import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,13 +30,12 @@ class GivenRendezvousTest {
     private static final class SharedChannel implements RendezvousExchange {
         private final CompletableFuture<byte[]> fromRankZero = new CompletableFuture<>();
         private final int rank;
+        private final SharedChannel shared; // rank 0's channel, which holds the message
 
         private SharedChannel(int rank, SharedChannel shared) {
             this.rank = rank;
             this.shared = shared == null ? this : shared;
         }
-
-        private final SharedChannel shared;
 
         @Override
         public byte[] broadcastFromRankZero(byte[] message) {
@@ -70,7 +65,7 @@ class GivenRendezvousTest {
     void everyRankReachesRankZerosStoreThroughTheChannelWithAFreshToken() throws Exception {
         int size = 3;
         SharedChannel zero = new SharedChannel(0, null);
-        List<Bootstrap.Joined> joined = ranks(size, rank -> Bootstrap.join(settings(rank, size),
+        List<Bootstrap.Joined> joined = Ranks.all(size, Duration.ofSeconds(60), rank -> Bootstrap.join(settings(rank, size),
                 new Bootstrap.GivenRendezvous("the test's channel", rank == 0 ? zero : new SharedChannel(rank, zero))));
         try {
             byte[] token = joined.get(0).cfg().token();
@@ -125,25 +120,6 @@ class GivenRendezvousTest {
             assertTrue(e.getMessage().contains("Spark barrier stage 7") && e.getMessage().contains("another task"),
                     e.getMessage());
             assertEquals(rank, e.rank());
-        }
-    }
-
-    /** Runs {@code rank -> work} on threads of their own for every rank; returns their results by rank. */
-    private static <T> List<T> ranks(int count, Function<Integer, T> work) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(count);
-        try {
-            List<Future<T>> futures = new ArrayList<>();
-            for (int r = 0; r < count; r++) {
-                int rank = r;
-                futures.add(pool.submit(() -> work.apply(rank)));
-            }
-            List<T> out = new ArrayList<>();
-            for (Future<T> f : futures) {
-                out.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return out;
-        } finally {
-            pool.shutdownNow();
         }
     }
 }

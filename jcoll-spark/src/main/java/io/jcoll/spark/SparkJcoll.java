@@ -146,7 +146,7 @@ public final class SparkJcoll {
     }
 
     /** The GPU Spark assigned this task (the first where it assigned several), or null. */
-    private static String assignedGpu(BarrierTaskContext task) {
+    static String assignedGpu(BarrierTaskContext task) {
         ResourceInformation gpus = task.resourcesJMap().get("gpu");
         if (gpus == null || gpus.addresses().length == 0) {
             return null;

@@ -8,7 +8,8 @@
  * {@code local-cluster[2,2,1024]} mode, where a standalone master and two workers in the test's JVM start two
  * executor JVMs: that works from Maven dependencies alone once {@code SPARK_HOME} names a directory with an empty
  * {@code jars/} (the workers build the executors' command from it), {@code SPARK_SCALA_VERSION} is set, and the
- * executors get the test's class path through {@code spark.executor.extraClassPath}. Spark 4.0 runs on Java 17 to
+ * executors get the test's class path through {@code spark.executor.extraClassPath}. There each worker announces two
+ * GPUs (a discovery script), so that Spark assigns each task one, as on a GPU cluster. Spark 4.0 runs on Java 17 to
  * 22: its Hadoop client calls {@code Subject.getSubject}, which Java 23 and later refuse, so the Spark tests are
  * skipped on Java 25.
  */

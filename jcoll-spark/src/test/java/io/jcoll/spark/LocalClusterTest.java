@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -29,7 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Spark's {@code local-cluster[2,2,1024]}: a standalone master and two workers in this JVM, each worker starting an
- * executor JVM of its own, so that the stage's four tasks are threads of two separate processes.
+ * executor JVM of its own, so that the stage's four tasks are threads of two separate processes. Each worker
+ * announces two GPUs and each task asks for one, as on a GPU cluster; there is no GPU here, so the ranks run on CPU
+ * transports, and the test checks that each task was told to drive the GPU Spark gave it.
  */
 @EnabledForJreRange(max = JRE.JAVA_22, disabledReason = "Spark 4.0 runs on Java 17 to 22: its Hadoop client "
         + "calls Subject.getSubject, which Java 23 and later refuse")
@@ -41,10 +44,16 @@ class LocalClusterTest {
     static void startSpark() throws Exception {
         // the workers build the executors' command from SPARK_HOME (set for this JVM in the pom): an empty jars/
         // there, and this JVM's class path for the executors
-        Files.createDirectories(Path.of(System.getenv("SPARK_HOME"), "jars"));
+        Path home = Files.createDirectories(Path.of(System.getenv("SPARK_HOME"), "jars")).getParent();
+        // Spark's GPU scheduling as on a GPU cluster: each worker announces two (pretend) GPUs, each task takes one
+        Path gpus = home.resolve("gpus.sh");
+        Files.writeString(gpus, "#!/bin/sh\necho '{\"name\": \"gpu\", \"addresses\": [\"0\", \"1\"]}'\n");
+        Files.setPosixFilePermissions(gpus, PosixFilePermissions.fromString("rwxr-xr-x"));
         spark = new JavaSparkContext(new SparkConf().setMaster("local-cluster[2,2,1024]").setAppName("jcoll-spark-cluster")
                 .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1")
-                .set("spark.executor.extraClassPath", System.getProperty("java.class.path")));
+                .set("spark.executor.extraClassPath", System.getProperty("java.class.path"))
+                .set("spark.worker.resource.gpu.amount", "2").set("spark.worker.resource.gpu.discoveryScript", gpus.toString())
+                .set("spark.executor.resource.gpu.amount", "2").set("spark.task.resource.gpu.amount", "1"));
     }
 
     @AfterAll
@@ -58,9 +67,12 @@ class LocalClusterTest {
     void everyCollectiveOnRanksInTwoExecutorProcesses() {
         long firstId = new SplittableRandom().nextLong(1L << 40);
         List<String> results = SparkJcoll.run(spark.parallelize(IntStream.range(0, 4).boxed().collect(Collectors.toList()), 4),
-                Map.of("JCOLL_TIMEOUT", "60s"), (rows, comm) -> ProcessHandle.current().pid() + " "
-                        + BarrierStageTest.everyCollective(comm, firstId));
+                Map.of("JCOLL_TIMEOUT", "60s"), (rows, comm) -> ProcessHandle.current().pid() + " GPU "
+                        + SparkJcoll.assignedGpu(BarrierTaskContext.get()) + " " + BarrierStageTest.everyCollective(comm, firstId));
         assertEquals(2, results.stream().map(r -> r.substring(0, r.indexOf(' '))).distinct().count(), results.toString());
+        // the two tasks of each executor drive the two GPUs Spark gave them, one each
+        assertEquals(4, results.stream().map(r -> r.substring(0, r.indexOf(" GPU ") + 6)).distinct().count(),
+                results.toString());
     }
 
     /**
