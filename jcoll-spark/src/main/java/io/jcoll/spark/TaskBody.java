@@ -8,12 +8,13 @@ import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractFunction1;
 
 import java.io.Serializable;
+import java.util.List;
 import java.util.Map;
 
 /**
  * What {@link SparkJcoll#run} has Spark run on each partition of its barrier stage: form the communicator, run the
- * user's task over the partition's rows, end the communicator (closed on success; aborted on failure, so that the
- * other tasks fail at once instead of waiting for it), return the task's one result with its rank.
+ * user's task over the partition's rows, return the task's one result with its rank. The communicator ends with the
+ * task ({@link TaskEnd}: aborted when the task failed, so that the other tasks fail at once, then closed).
  */
 final class TaskBody<T, R> extends AbstractFunction1<Iterator<T>, Iterator<Tuple2<Integer, R>>> implements Serializable {
 
@@ -30,23 +31,14 @@ final class TaskBody<T, R> extends AbstractFunction1<Iterator<T>, Iterator<Tuple
     @Override
     public Iterator<Tuple2<Integer, R>> apply(Iterator<T> rows) {
         Communicator comm = SparkJcoll.communicator(BarrierTaskContext.get(), settings);
-        R result;
         try {
-            result = work.run(CollectionConverters.asJava(rows), comm);
+            R result = work.run(CollectionConverters.asJava(rows), comm);
+            return CollectionConverters.asScala(List.of(new Tuple2<>(comm.rank(), result)).iterator());
         } catch (RuntimeException | Error e) {
-            comm.abort(failed(e));
             throw e;
         } catch (Exception e) {
-            comm.abort(failed(e));
             throw new TaskFailedException(e);
-        } finally {
-            comm.close();
         }
-        return CollectionConverters.asScala(java.util.Collections.singletonList(new Tuple2<>(comm.rank(), result)).iterator());
-    }
-
-    private static String failed(Throwable e) {
-        return "the task of partition " + BarrierTaskContext.get().partitionId() + " failed: " + e;
     }
 
     /** A checked exception out of the user's task, carried through Spark's unchecked world. */
