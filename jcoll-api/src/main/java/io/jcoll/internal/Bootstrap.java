@@ -118,6 +118,12 @@ public final class Bootstrap {
 
     /** Forms a communicator, rank 0's rendezvous address coming through {@code given} where that is not null. */
     public static Communicator create(Settings settings, GivenRendezvous given) {
+        io.jcoll.trace.TraceConfig trace;
+        try {
+            trace = io.jcoll.trace.TraceConfig.from(settings); // before anything is opened that a bad value would leak
+        } catch (IllegalArgumentException e) {
+            throw new BootstrapException("bootstrap", JcollException.NONE, JcollException.NONE, e.getMessage());
+        }
         Joined joined = join(settings, given);
         JobConfig cfg = joined.cfg();
         int rank = cfg.rank();
@@ -188,7 +194,8 @@ public final class Bootstrap {
             }
             CommunicatorImpl comm = new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), hostId,
                     info, cfg.timeout(), transport, rendezvous, scoped,
-                    new JobDoctor.Context(HostIdentity.name(settings), advertise, settings));
+                    new JobDoctor.Context(HostIdentity.name(settings), advertise, settings),
+                    trace);
             if (watch != null) {
                 watch.start(comm::peerDeparted);
             }

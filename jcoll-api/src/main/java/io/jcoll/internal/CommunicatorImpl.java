@@ -15,6 +15,10 @@ import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
 import io.jcoll.spi.SplitRequest;
 import io.jcoll.spi.Transport;
+import io.jcoll.trace.CollectiveEvent;
+import io.jcoll.trace.FlightRecorder;
+import io.jcoll.trace.TraceConfig;
+import io.jcoll.trace.TraceDump;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +47,10 @@ import java.util.function.Supplier;
  *
  * <p>Sub-communicators ({@link #split}) are communicators of their own over a transport the parent's forms;
  * the parent knows them so that closing or aborting it does the same to them first.
+ *
+ * <p>Every call is recorded in the communicator's flight recorder as it is issued, starts and ends, and reported
+ * to JDK Flight Recorder where a recording wants it ({@link CollectiveEvent}); on the first failure the process
+ * writes the recorders of its whole communicator tree to a file ({@link TraceDump}).
  */
 public final class CommunicatorImpl implements Communicator {
 
@@ -63,6 +71,12 @@ public final class CommunicatorImpl implements Communicator {
     private final int[] members;                            // this communicator's ranks in the parent's; null without one
     private final Set<CommunicatorImpl> children = ConcurrentHashMap.newKeySet();
     private final JobDoctor.Context doctor;                 // what the job-wide doctor needs here; null without bootstrap
+    private final TraceConfig trace;
+    private final FlightRecorder recorder;
+    private final String traceName;                         // the same on every member: world, world/split#3(color 1)
+    private final int[] jobRanks;                           // this communicator's ranks as the job numbers them
+    private final java.util.concurrent.atomic.AtomicBoolean traceWritten; // shared by a tree: one file a failure
+    private final java.util.function.Function<Call, String> algorithmOf;   // made once: issuing allocates nothing
 
     private final Object issueLock = new Object();
     private final ReentrantLock runLock = new ReentrantLock();
@@ -84,20 +98,32 @@ public final class CommunicatorImpl implements Communicator {
      */
     public CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                             Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store) {
-        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null, null);
+        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null, null,
+                TraceConfig.from(io.jcoll.spi.Settings.fromEnvironment()), "world");
     }
 
     /** A communicator bootstrap formed, which can run the job-wide doctor. */
     CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                      Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store,
-                     JobDoctor.Context doctor) {
-        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null, doctor);
+                     JobDoctor.Context doctor, TraceConfig trace) {
+        this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null, doctor, trace,
+                "world");
     }
 
     private CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                              Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store,
-                             CommunicatorImpl parent, int[] members, JobDoctor.Context doctor) {
+                             CommunicatorImpl parent, int[] members, JobDoctor.Context doctor, TraceConfig trace,
+                             String traceName) {
         this.doctor = doctor;
+        this.trace = trace;
+        this.recorder = new FlightRecorder(trace.capacity());
+        this.traceName = traceName;
+        this.algorithmOf = transport::algorithm;
+        this.traceWritten = parent == null ? new java.util.concurrent.atomic.AtomicBoolean() : parent.traceWritten;
+        this.jobRanks = new int[size];
+        for (int r = 0; r < size; r++) {
+            jobRanks[r] = parent == null ? r : parent.jobRanks[members[r]];
+        }
         this.store = store;
         this.history = store != null && size > 1 && !transport.checksSignatures()
                 ? new HistoryCheck(store, rank, size) : null;
@@ -271,7 +297,7 @@ public final class CommunicatorImpl implements Communicator {
         long[] all = new long[3 * size];
         Issued issued = issue("split", () -> validator.split(mine, all, nextSequence));
         Call exchange = issued.call();
-        return runExclusive(issued, () -> guarded(exchange, () -> {
+        return runExclusive(issued, () -> traced(issued, () -> {
             transport.execute(exchange, System.nanoTime() + timeout.toNanos());
             SplitRequest request = SplitGroups.request(rank, all, "split" + exchange.sequence() + "/");
             Transport child = transport.split(request);
@@ -280,7 +306,8 @@ public final class CommunicatorImpl implements Communicator {
             }
             CommunicatorImpl c = new CommunicatorImpl(request.rank(), request.size(), request.localRank(), hostId,
                     childInfo(request), timeout, child, () -> { }, store == null ? null : store.scoped(request.scope()),
-                    this, request.members(), doctor);
+                    this, request.members(), doctor, trace,
+                    traceName + "/split#" + exchange.sequence() + "(color " + request.color() + ")");
             children.add(c);
             return Optional.<Communicator>of(c);
         }));
@@ -347,11 +374,13 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void abort(String reason) {
+        CommunicatorClosedException why = new CommunicatorClosedException("abort", rank, rank, reason
+                + (parent == null ? "" : " (of a sub-communicator, or on its parent)"));
+        writeTrace(why); // before the children's aborts, so that the file says what was aborted here
         for (CommunicatorImpl child : children) {
             child.abort(reason);
         }
-        impose(new CommunicatorClosedException("abort", rank, rank, reason
-                + (parent == null ? "" : " (of a sub-communicator, or on its parent)")), true);
+        impose(why, true);
     }
 
     /**
@@ -386,6 +415,7 @@ public final class CommunicatorImpl implements Communicator {
             abortedByUser = byUser;
             failure = why;
         }
+        writeTrace(why);
         if (runLock.tryLock()) {
             try {
                 if (!transportDone) {
@@ -406,8 +436,8 @@ public final class CommunicatorImpl implements Communicator {
         Call validate();
     }
 
-    /** A call, and whether it must queue behind asynchronous calls issued before it. */
-    record Issued(Call call, boolean inline) {
+    /** A call, whether it must queue behind asynchronous calls issued before it, and its flight-recorder entry. */
+    record Issued(Call call, boolean inline, long traceId) {
     }
 
     /**
@@ -434,18 +464,19 @@ public final class CommunicatorImpl implements Communicator {
             if (history != null) {
                 history.issued(call);
             }
+            long traceId = recorder.issued(call, algorithmOf);
             boolean inline = queued.get() == 0;
             if (inline) {
                 runLock.lock();
             }
-            return new Issued(call, inline);
+            return new Issued(call, inline, traceId);
         }
     }
 
     /** Runs an issued call on this thread, in issue order (a group closed by try-with-resources, too). */
     void run(Issued issued) {
         runExclusive(issued, () -> {
-            execute(issued.call());
+            execute(issued);
             return null;
         });
     }
@@ -472,7 +503,7 @@ public final class CommunicatorImpl implements Communicator {
             runLock.unlock(); // asynchronous calls always go through the worker, in issue order
         }
         return new FutureRequest<>(queue(() -> {
-            execute(issued.call());
+            execute(issued);
             return null;
         }), issued.call().operation().label());
     }
@@ -504,13 +535,18 @@ public final class CommunicatorImpl implements Communicator {
             runLock.lock();
         }
         Call call = issued.call();
+        recorder.started(issued.traceId(), FlightRecorder.calls(call));
+        CollectiveEvent event = CollectiveEvent.startIfEnabled();
         Transport.Completion completion;
         try {
             completion = guarded(call, () -> transport.enqueue(call, System.nanoTime() + timeout.toNanos()));
+        } catch (RuntimeException e) {
+            ended(issued, event, false);
+            throw e;
         } finally {
             runLock.unlock();
         }
-        return new CompletionRequest(completion, call);
+        return new CompletionRequest(completion, issued, event);
     }
 
     private ExecutorService worker() {
@@ -524,11 +560,33 @@ public final class CommunicatorImpl implements Communicator {
         return worker;
     }
 
-    private void execute(Call call) {
-        guarded(call, () -> {
-            transport.execute(call, System.nanoTime() + timeout.toNanos());
+    private void execute(Issued issued) {
+        traced(issued, () -> {
+            transport.execute(issued.call(), System.nanoTime() + timeout.toNanos());
             return null;
         });
+    }
+
+    /** {@link #guarded} work, recorded as the call's start and end (flight recorder, JFR). */
+    private <T> T traced(Issued issued, Supplier<T> work) {
+        recorder.started(issued.traceId(), FlightRecorder.calls(issued.call()));
+        CollectiveEvent event = CollectiveEvent.startIfEnabled();
+        boolean completed = false;
+        try {
+            T result = guarded(issued.call(), work);
+            completed = true;
+            return result;
+        } finally {
+            ended(issued, event, completed);
+        }
+    }
+
+    private void ended(Issued issued, CollectiveEvent event, boolean completed) {
+        recorder.ended(issued.traceId(), FlightRecorder.calls(issued.call()), completed);
+        if (event != null) {
+            CollectiveEvent.finish(event, issued.call(), transport.algorithm(issued.call()), info.name(), traceName,
+                    jobRanks[rank], completed);
+        }
     }
 
     /** Runs transport work; a failure other than a rejected argument aborts the communicator. */
@@ -552,14 +610,19 @@ public final class CommunicatorImpl implements Communicator {
      * is the abort, whatever the transport saw as it was cut.
      */
     private JcollException fail(Call call, JcollException e) {
+        boolean first;
         synchronized (this) {
-            if (failure == null) {
+            first = failure == null;
+            if (first) {
                 failure = e;
             }
         }
         if (!transportDone) {
             transportDone = true;
             transport.abort(failure);
+        }
+        if (first) {
+            writeTrace(e);
         }
         if (imposed) {
             String account = call.describe() + " was stopped: " + failure.detail();
@@ -569,6 +632,40 @@ public final class CommunicatorImpl implements Communicator {
                     : new CommunicatorClosedException(call.operation().label(), rank, failure.peer(), account, e);
         }
         return e;
+    }
+
+    // ---- the flight recorder's file
+
+    /**
+     * Writes the flight recorders of this communicator's whole tree (the communicator formed at start and every
+     * one split from it) to a file, once a failure: the first failure anywhere in the tree is the one worth a
+     * file, and what every ring held at that moment.
+     */
+    private void writeTrace(JcollException why) {
+        CommunicatorImpl root = this;
+        while (root.parent != null) {
+            root = root.parent;
+        }
+        if (trace.capacity() == 0 || !traceWritten.compareAndSet(false, true)) {
+            return;
+        }
+        List<TraceDump.Ring> rings = new ArrayList<>();
+        root.collectRings(rings);
+        String host = doctor == null ? "" : doctor.host();
+        java.nio.file.Path file = TraceDump.write(trace.dir(), jobRanks[rank], host, why.getMessage(), rings);
+        if (file != null) {
+            LOG.log(System.Logger.Level.INFO, "rank " + jobRanks[rank] + " wrote the last calls of its "
+                    + rings.size() + (rings.size() == 1 ? " communicator" : " communicators") + " to " + file
+                    + " (JCOLL_TRACE_DIR); ./jcoll trace " + file.toAbsolutePath().getParent()
+                    + " merges every rank's file into one account");
+        }
+    }
+
+    private void collectRings(List<TraceDump.Ring> into) {
+        into.add(new TraceDump.Ring(traceName, rank, size, jobRanks.clone(), info.name(), recorder));
+        for (CommunicatorImpl child : children) {
+            child.collectRings(into);
+        }
     }
 
     // ---- the job-wide doctor
@@ -671,24 +768,46 @@ public final class CommunicatorImpl implements Communicator {
     /** A request over a transport's own completion (a CUDA event): waiting costs no thread hand-off. */
     private final class CompletionRequest implements Request {
         private final Transport.Completion completion;
-        private final Call call;
+        private final Issued issued;
+        private CollectiveEvent event;     // until the end is seen, by await or isDone
+        private boolean ended;
 
-        CompletionRequest(Transport.Completion completion, Call call) {
+        CompletionRequest(Transport.Completion completion, Issued issued, CollectiveEvent event) {
             this.completion = completion;
-            this.call = call;
+            this.issued = issued;
+            this.event = event;
         }
 
         @Override
         public boolean isDone() {
-            return completion.isDone();
+            boolean done = completion.isDone();
+            if (done) {
+                end(true);
+            }
+            return done;
         }
 
         @Override
         public void await() {
-            guarded(call, () -> {
-                completion.await(System.nanoTime() + timeout.toNanos());
-                return null;
-            });
+            boolean completed = false;
+            try {
+                guarded(issued.call(), () -> {
+                    completion.await(System.nanoTime() + timeout.toNanos());
+                    return null;
+                });
+                completed = true;
+            } finally {
+                end(completed);
+            }
+        }
+
+        /** The call's end, recorded once whichever way it is seen. */
+        private synchronized void end(boolean completed) {
+            if (!ended) {
+                ended = true;
+                ended(issued, event, completed);
+                event = null;
+            }
         }
 
         @Override

@@ -162,6 +162,7 @@ final class SignatureAudit implements Transport {
     @Override public String name() { return inner.name(); }
     @Override public String unsupportedReason(Buffer buffer) { return inner.unsupportedReason(buffer); }
     @Override public NetworkReport network() { return inner.network(); }
+    @Override public String algorithm(io.jcoll.spi.Call call) { return inner.algorithm(call); }
     @Override public boolean enqueues() { return inner.enqueues(); }
     @Override public boolean checksSignatures() { return true; }
     @Override public boolean detectsDeadPeers() { return inner.detectsDeadPeers(); }

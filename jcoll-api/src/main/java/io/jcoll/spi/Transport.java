@@ -26,6 +26,15 @@ public interface Transport extends AutoCloseable {
      */
     void execute(Call call, long deadlineNanos);
 
+    /**
+     * How this transport will run {@code call}, in a few words ({@code ring}, {@code recursive doubling x2
+     * channels}), for the flight recorder and JFR events; null where a library decides inside (NCCL, MPI). Asked
+     * once per call as it is issued, so it must be cheap and must not touch the buffers.
+     */
+    default String algorithm(Call call) {
+        return null;
+    }
+
     /** What this transport really moves data over; see {@link io.jcoll.Communicator#network()}. */
     default io.jcoll.NetworkReport network() {
         return io.jcoll.NetworkReport.unknown(name() + " does not report its network");

@@ -356,6 +356,16 @@ final class TcpTransport implements Transport {
         }
     }
 
+    @Override
+    public String algorithm(Call call) {
+        if (call.operation() == io.jcoll.spi.Operation.GROUP) {
+            return "batched sends and receives";
+        }
+        String algorithm = Collectives.algorithm(channels[0].context(), call);
+        int parts = split(call);
+        return parts == 1 || algorithm == null ? algorithm : algorithm + " over " + parts + " channels";
+    }
+
     /**
      * How many channels {@code call} is split over: the collectives that move data, by the bytes each rank
      * sends or receives in all (the output of allGather and allToAll, the input of reduceScatter).

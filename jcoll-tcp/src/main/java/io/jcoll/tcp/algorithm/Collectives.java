@@ -106,7 +106,7 @@ public final class Collectives {
         switch (call.operation()) {
             case ALL_REDUCE -> allReduce(ctx, send.plus(from), recv.plus(from), part, call.reduceOp());
             case ALL_GATHER, SPLIT -> {
-                if (n > 1 && whole && outputBytes <= ctx.tuning().smallAllGatherBytes()) {
+                if (bruckAllGather(ctx, whole, outputBytes)) {
                     BruckAllGather.run(ctx, send, recv, count); // log2(n) steps for small blocks
                 } else {
                     RingAllGather.run(ctx.hostOrdered(), send.plus(from), recv,
@@ -115,7 +115,7 @@ public final class Collectives {
             }
             case REDUCE_SCATTER -> reduceScatter(ctx, call, send, recv, from, to);
             case ALL_TO_ALL -> {
-                if (n > 1 && whole && outputBytes <= ctx.tuning().smallAllToAllBytes()) {
+                if (linearAllToAll(ctx, whole, outputBytes)) {
                     LinearAllToAll.run(ctx, send, recv, count);
                 } else {
                     PairwiseAllToAll.run(ctx, send, recv, Blocks.part(count, from, to), call.inPlace());
@@ -137,7 +137,7 @@ public final class Collectives {
     private static void allReduce(AlgorithmContext ctx, Region send, Region recv, long count, ReduceOp op) {
         if (ctx.size() == 1) {
             LocalCopy.now(send, recv, count, ctx.scratch());
-        } else if (count * send.buffer().type().size() <= ctx.tuning().smallAllReduceBytes()) {
+        } else if (smallAllReduce(ctx, count * send.buffer().type().size())) {
             RecursiveDoublingAllReduce.run(ctx, send, recv, count, op);
         } else if (ctx.hosts().hierarchical()) {
             HierarchicalAllReduce.run(ctx, send, recv, count, op);
@@ -148,7 +148,7 @@ public final class Collectives {
 
     private static void broadcast(AlgorithmContext ctx, Call call, Region send, Region recv, long count) {
         boolean root = ctx.rank() == call.root();
-        if (ctx.size() > 1 && count * call.type().size() > ctx.tuning().smallBroadcastBytes()) {
+        if (chainBroadcast(ctx, count * call.type().size())) {
             // the root streams from its input and copies it into its output while it waits on the chain
             // the chain in ring order: it crosses each host's link once
             ChainBroadcast.run(ctx.hostOrdered(), root ? send : null, recv, count, ctx.hosts().ringPosition(call.root()));
@@ -173,12 +173,12 @@ public final class Collectives {
         int typeSize = send.buffer().type().size();
         boolean whole = to - from == count;
         long inputBytes = count * n * typeSize;
-        if (whole && RecursiveHalvingReduceScatter.fits(n) && inputBytes <= ctx.tuning().segmentBytes()) {
+        if (whole && halvingReduceScatter(ctx, inputBytes)) {
             // log2(n) steps moving what the ring moves; no pipeline to lose within one segment
             RecursiveHalvingReduceScatter.run(ctx, send, recv, count, op);
             return;
         }
-        if (whole && inputBytes <= ctx.tuning().smallAllReduceBytes()) {
+        if (whole && smallAllReduce(ctx, inputBytes)) {
             // small: log2(n) steps of recursive doubling over the whole input beat the ring's n-1 latencies,
             // though each step moves all of it; this rank keeps its block (AVG is divided inside)
             ByteBuffer all = RecursiveDoublingAllReduce.reduce(ctx, send, count * n, op);
@@ -192,6 +192,56 @@ public final class Collectives {
         // in place, partials live in the input's own blocks; otherwise in the output's part, reused at every step
         RingReduceScatter.run(ctx.hostOrdered(), send, blocks,
                 call.inPlace() ? block -> send.plus(blocks.start(block)) : block -> recv.plus(from), op);
+    }
+
+    // ---- the choices, named once: the runner above and algorithm() below ask the same questions
+
+    private static boolean smallAllReduce(AlgorithmContext ctx, long bytes) {
+        return bytes <= ctx.tuning().smallAllReduceBytes();
+    }
+
+    private static boolean bruckAllGather(AlgorithmContext ctx, boolean whole, long outputBytes) {
+        return ctx.size() > 1 && whole && outputBytes <= ctx.tuning().smallAllGatherBytes();
+    }
+
+    private static boolean linearAllToAll(AlgorithmContext ctx, boolean whole, long outputBytes) {
+        return ctx.size() > 1 && whole && outputBytes <= ctx.tuning().smallAllToAllBytes();
+    }
+
+    private static boolean chainBroadcast(AlgorithmContext ctx, long bytes) {
+        return ctx.size() > 1 && bytes > ctx.tuning().smallBroadcastBytes();
+    }
+
+    private static boolean halvingReduceScatter(AlgorithmContext ctx, long inputBytes) {
+        return RecursiveHalvingReduceScatter.fits(ctx.size()) && inputBytes <= ctx.tuning().segmentBytes();
+    }
+
+    /**
+     * The algorithm {@link #run} takes for the whole of {@code call}, in words, for the flight recorder and JFR
+     * events. A call split over channels runs each share by its own size; this names the whole call's choice.
+     */
+    public static String algorithm(AlgorithmContext ctx, Call call) {
+        int n = ctx.size();
+        int typeSize = call.type().size();
+        long bytes = call.count() * typeSize;
+        if (n == 1 && call.operation() != Operation.BARRIER) {
+            return "local copy";
+        }
+        return switch (call.operation()) {
+            case ALL_REDUCE -> smallAllReduce(ctx, bytes) ? "recursive doubling"
+                    : ctx.hosts().hierarchical() ? "two levels (within hosts, then across)" : "ring";
+            case ALL_GATHER, SPLIT -> bruckAllGather(ctx, true, bytes * n) ? "bruck" : "ring";
+            case REDUCE_SCATTER -> halvingReduceScatter(ctx, bytes * n) ? "recursive halving"
+                    : smallAllReduce(ctx, bytes * n) ? "recursive doubling" : "ring";
+            case ALL_TO_ALL -> linearAllToAll(ctx, true, bytes * n) ? "linear" : "pairwise";
+            case ALL_TO_ALL_V -> LinearAllToAllV.fits(ctx, call.vectors(), typeSize) ? "linear" : "pairwise";
+            case BROADCAST -> chainBroadcast(ctx, bytes) ? "chain" : "binomial tree";
+            case REDUCE -> smallAllReduce(ctx, bytes) ? "recursive doubling" : "ring reduce-scatter, gather";
+            case GATHER, SCATTER -> "direct";
+            case SEND, RECV -> "pipeline";
+            case BARRIER -> "dissemination";
+            default -> null;
+        };
     }
 
     private static Region region(io.jcoll.Buffer b) {

@@ -1,0 +1,231 @@
+package io.jcoll.trace;
+
+import io.jcoll.DataType;
+import io.jcoll.ReduceOp;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Operation;
+import io.jcoll.spi.Signature;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * A communicator's last calls, for the moment it hangs or fails: a bounded ring, as PyTorch's flight recorder keeps
+ * for NCCL. Each call is recorded when issued, marked when it starts and when it ends; on a failure the
+ * communicator writes the ring to a file ({@link TraceDump}) and {@code jcoll trace} merges every rank's file into
+ * one account of who stopped where.
+ *
+ * <p>The ring is columns of primitives, filled in place: recording a call allocates nothing and costs a few stores
+ * on the calling thread (measured in {@code benchmarks/RESULTS.md}). Calls are recorded by the communicator's issuing
+ * thread (under its issue lock); a call's start and end by whichever thread runs or waits for it. A slot is reused
+ * {@code capacity} calls later, so a call still pending then is dropped: its late start or end finds another call's
+ * number in the slot and leaves it alone. {@link #entries} reads without locks, from any thread, while calls
+ * run: an entry read as it is rewritten may mix two calls, which a diagnosis of a stopped job can bear.
+ */
+public final class FlightRecorder {
+
+    /** The ring's size when {@code JCOLL_TRACE_BUFFER} is not set. */
+    public static final int DEFAULT_CAPACITY = 2000;
+
+    /** Where a recorded call stands. */
+    public enum State {
+        /** issued, waiting behind earlier calls */
+        ISSUED,
+        /** running on the transport (or enqueued on a GPU stream) */
+        STARTED,
+        /** finished without an error on this rank */
+        COMPLETED,
+        /** ended with an error on this rank */
+        FAILED;
+
+        /** The name in trace files. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * One recorded call.
+     *
+     * @param id          this communicator's call number (0 for its first call)
+     * @param signature   what the call is, as ranks compare it (operation, type, op, root, count, sequence)
+     * @param peer        the peer of a send or recv, else -1
+     * @param bytes       what this rank sends, in bytes
+     * @param algorithm   how the transport runs it, or null where the transport (NCCL, MPI) decides inside
+     * @param state       where it stands
+     * @param issuedNanos {@link System#nanoTime} at issue; started and ended are 0 until then
+     */
+    public record Entry(long id, Signature signature, int peer, long bytes, String algorithm, State state,
+                        long issuedNanos, long startedNanos, long endedNanos) {
+
+        /** The operation, or null for an ordinal this version does not know. */
+        public Operation operation() {
+            int op = signature.operation();
+            return op >= 0 && op < Operation.values().length ? Operation.values()[op] : null;
+        }
+    }
+
+    private final int capacity;
+    private final long[] ids;
+    private final int[] operations;
+    private final int[] types;
+    private final int[] reduceOps;
+    private final int[] roots;          // the root of a rooted collective, the peer of a send or recv
+    private final long[] counts;
+    private final long[] sequences;
+    private final long[] bytes;
+    private final String[] algorithms;
+    private final byte[] states;
+    private final long[] issued;
+    private final long[] started;
+    private final long[] ended;
+    private long next;                  // the next call's number; written by the issuing thread only
+    @SuppressWarnings("unused")         // through PUBLISHED: a release store, no fence on the calling thread
+    private long published;             // calls recorded, for readers on other threads
+
+    private static final java.lang.invoke.VarHandle PUBLISHED;
+
+    static {
+        try {
+            PUBLISHED = java.lang.invoke.MethodHandles.lookup().findVarHandle(FlightRecorder.class, "published",
+                    long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** @param capacity calls kept; 0 records nothing */
+    public FlightRecorder(int capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("a flight recorder of " + capacity + " calls");
+        }
+        this.capacity = capacity;
+        ids = new long[capacity];
+        java.util.Arrays.fill(ids, -1);
+        operations = new int[capacity];
+        types = new int[capacity];
+        reduceOps = new int[capacity];
+        roots = new int[capacity];
+        counts = new long[capacity];
+        sequences = new long[capacity];
+        bytes = new long[capacity];
+        algorithms = new String[capacity];
+        states = new byte[capacity];
+        issued = new long[capacity];
+        started = new long[capacity];
+        ended = new long[capacity];
+    }
+
+    /** Calls kept; 0 when recording is off. */
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Calls recorded since the communicator was formed (more than {@link #capacity} once the ring has wrapped). */
+    public long recorded() {
+        return (long) PUBLISHED.getAcquire(this);
+    }
+
+    /**
+     * Records an issued call: a group as each of its calls, in order.
+     *
+     * @param call      the validated call
+     * @param algorithm how the transport will run a call (null values are kept as "decided by the transport")
+     * @return the number of the call's first entry, to pass to {@link #started} and {@link #ended}; -1 when off
+     */
+    public long issued(Call call, Function<Call, String> algorithm) {
+        if (capacity == 0) {
+            return -1;
+        }
+        long first = next;
+        long now = System.nanoTime();
+        if (call.members().isEmpty()) {
+            put(call, algorithm.apply(call), now);
+        } else {
+            for (Call member : call.members()) {
+                put(member, algorithm.apply(member), now);
+            }
+        }
+        PUBLISHED.setRelease(this, next);
+        return first;
+    }
+
+    private void put(Call call, String algorithm, long now) {
+        long id = next++;
+        int slot = (int) (id % capacity);
+        ids[slot] = -1; // while the slot is rewritten, a reader on another thread passes over it
+        Operation op = call.operation();
+        operations[slot] = op.ordinal();
+        types[slot] = call.type().ordinal();
+        reduceOps[slot] = call.reduceOp() == null ? -1 : call.reduceOp().ordinal();
+        roots[slot] = call.root();
+        // an uneven all-to-all's count differs by peer: its signature holds none, and the entry its own share
+        counts[slot] = op == Operation.ALL_TO_ALL_V ? 0 : call.count();
+        sequences[slot] = call.sequence();
+        bytes[slot] = op == Operation.ALL_TO_ALL_V ? call.vectors().sendExtent() * call.type().size() : call.bytes();
+        algorithms[slot] = algorithm;
+        states[slot] = (byte) State.ISSUED.ordinal();
+        issued[slot] = now;
+        started[slot] = 0;
+        ended[slot] = 0;
+        ids[slot] = id;
+    }
+
+    /** Marks {@code calls} entries from {@code first} (one call, or a group's) as started now. */
+    public void started(long first, int calls) {
+        mark(first, calls, State.STARTED, started);
+    }
+
+    /** Marks {@code calls} entries from {@code first} as ended now, completed or failed. */
+    public void ended(long first, int calls, boolean completed) {
+        mark(first, calls, completed ? State.COMPLETED : State.FAILED, ended);
+    }
+
+    private void mark(long first, int calls, State state, long[] times) {
+        if (first < 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (long id = first; id < first + calls; id++) {
+            int slot = (int) (id % capacity);
+            if (ids[slot] == id && states[slot] < State.COMPLETED.ordinal()) {
+                times[slot] = now;
+                states[slot] = (byte) state.ordinal();
+            }
+        }
+    }
+
+    /** The kept entries, oldest first. */
+    public List<Entry> entries() {
+        long end = recorded();
+        List<Entry> out = new ArrayList<>((int) Math.min(end, capacity));
+        for (long id = Math.max(0, end - capacity); id < end; id++) {
+            int slot = (int) (id % capacity);
+            if (ids[slot] != id) {
+                continue; // being rewritten, or past
+            }
+            Signature s = new Signature(operations[slot], types[slot], reduceOps[slot],
+                    Operation.values()[operations[slot]].isRooted() ? roots[slot] : -1, counts[slot], sequences[slot]);
+            boolean p2p = !Operation.values()[operations[slot]].isCollective();
+            out.add(new Entry(id, s, p2p ? roots[slot] : -1, bytes[slot], algorithms[slot],
+                    State.values()[states[slot]], issued[slot], started[slot], ended[slot]));
+        }
+        return out;
+    }
+
+    /** Entries of a call: 1, or the calls of a group. */
+    public static int calls(Call call) {
+        return call.members().isEmpty() ? 1 : call.members().size();
+    }
+
+    /** {@link DataType} and {@link ReduceOp} names, as the trace files write them. */
+    static String typeName(int ordinal) {
+        return ordinal >= 0 && ordinal < DataType.values().length ? DataType.values()[ordinal].toString()
+                : "type " + ordinal;
+    }
+
+    static String reduceOpName(int ordinal) {
+        return ordinal >= 0 && ordinal < ReduceOp.values().length ? ReduceOp.values()[ordinal].toString() : null;
+    }
+}

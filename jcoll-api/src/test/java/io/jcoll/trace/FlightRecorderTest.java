@@ -1,0 +1,112 @@
+package io.jcoll.trace;
+
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Operation;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The ring keeps the last calls with their states, in order, wraps, and records nothing when off. */
+class FlightRecorderTest {
+
+    private static Call allReduce(long sequence, long count) {
+        HostBuffer b = HostBuffer.of(new float[(int) count]);
+        return new Call(Operation.ALL_REDUCE, b, b, count, DataType.FLOAT32, ReduceOp.SUM, -1, sequence, true);
+    }
+
+    private static Call send(int peer, long count) {
+        return new Call(Operation.SEND, HostBuffer.of(new float[(int) count]), null, count, DataType.FLOAT32, null,
+                peer, -1, false);
+    }
+
+    @Test
+    void callsAreKeptWithTheirStatesInIssueOrder() {
+        FlightRecorder r = new FlightRecorder(16);
+        long a = r.issued(allReduce(0, 7), c -> "ring");
+        long b = r.issued(send(3, 5), c -> null);
+        long c = r.issued(allReduce(1, 13), c2 -> "recursive doubling");
+        r.started(a, 1);
+        r.ended(a, 1, true);
+        r.started(b, 1);
+        r.ended(b, 1, false);
+        r.started(c, 1);
+        List<FlightRecorder.Entry> e = r.entries();
+        assertEquals(3, e.size());
+        assertEquals(List.of(0L, 1L, 2L), e.stream().map(FlightRecorder.Entry::id).toList());
+        assertEquals(FlightRecorder.State.COMPLETED, e.get(0).state());
+        assertEquals(FlightRecorder.State.FAILED, e.get(1).state());
+        assertEquals(FlightRecorder.State.STARTED, e.get(2).state());
+        assertEquals("allReduce #0 (7 x float32, sum)", e.get(0).signature().describe());
+        assertEquals(3, e.get(1).peer());
+        assertEquals(20, e.get(1).bytes());
+        assertNull(e.get(1).algorithm());
+        assertEquals("recursive doubling", e.get(2).algorithm());
+        assertTrue(e.get(0).endedNanos() >= e.get(0).startedNanos() && e.get(0).startedNanos() >= e.get(0).issuedNanos());
+        assertEquals(0, e.get(2).endedNanos(), "not ended");
+        r.ended(a, 1, false);
+        assertEquals(FlightRecorder.State.COMPLETED, r.entries().get(0).state(), "an ended call stays as it ended");
+    }
+
+    @Test
+    void aGroupIsRecordedAsEachOfItsCalls() {
+        FlightRecorder r = new FlightRecorder(8);
+        Call group = Call.group(List.of(allReduce(4, 2), send(1, 3), allReduce(5, 2)));
+        long first = r.issued(group, c -> c.operation().label() + "-way");
+        assertEquals(3, FlightRecorder.calls(group));
+        r.started(first, FlightRecorder.calls(group));
+        r.ended(first, FlightRecorder.calls(group), true);
+        List<FlightRecorder.Entry> e = r.entries();
+        assertEquals(List.of(4L, -1L, 5L), e.stream().map(x -> x.signature().sequence()).toList());
+        assertTrue(e.stream().allMatch(x -> x.state() == FlightRecorder.State.COMPLETED));
+        assertEquals("send-way", e.get(1).algorithm());
+    }
+
+    @Test
+    void theRingKeepsTheLastCallsAndIgnoresLateMarksOfDroppedOnes() {
+        FlightRecorder r = new FlightRecorder(5);
+        long first = r.issued(allReduce(0, 1), c -> null);
+        for (int s = 1; s < 12; s++) {
+            r.ended(r.issued(allReduce(s, 1), c -> null), 1, true);
+        }
+        r.ended(first, 1, true); // its slot now holds call 10: left alone
+        List<FlightRecorder.Entry> e = r.entries();
+        assertEquals(12, r.recorded());
+        assertEquals(List.of(7L, 8L, 9L, 10L, 11L), e.stream().map(FlightRecorder.Entry::id).toList());
+        assertEquals(List.of(7L, 8L, 9L, 10L, 11L), e.stream().map(x -> x.signature().sequence()).toList());
+    }
+
+    @Test
+    void capacityZeroRecordsNothing() {
+        FlightRecorder r = new FlightRecorder(0);
+        long id = r.issued(allReduce(0, 1), c -> {
+            throw new AssertionError("not asked when off");
+        });
+        assertEquals(-1, id);
+        r.started(id, 1);
+        r.ended(id, 1, true);
+        assertEquals(List.of(), r.entries());
+        assertEquals(0, r.recorded());
+    }
+
+    @Test
+    void settingsAreChecked() {
+        assertThrows(IllegalArgumentException.class, () -> new FlightRecorder(-1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TraceConfig.from(
+                io.jcoll.spi.Settings.of(java.util.Map.of("JCOLL_TRACE_BUFFER", "-3"))));
+        assertTrue(e.getMessage().contains("JCOLL_TRACE_BUFFER=-3"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> TraceConfig.from(
+                io.jcoll.spi.Settings.of(java.util.Map.of("JCOLL_TRACE_BUFFER", "lots"))));
+        assertTrue(e.getMessage().contains("JCOLL_TRACE_BUFFER"), e.getMessage());
+        TraceConfig d = TraceConfig.from(io.jcoll.spi.Settings.of(java.util.Map.of()));
+        assertEquals(FlightRecorder.DEFAULT_CAPACITY, d.capacity());
+        assertEquals(java.nio.file.Path.of("."), d.dir());
+    }
+}
