@@ -12,7 +12,7 @@ ROUNDS=${ROUNDS:-2}
     timeout 120 /tmp/bw_bench alltoall "$N" 32M 512M 4 5 20
     for op in alltoallv alltoall; do
       step "round $round: jcoll $op"
-      timeout 150 ./jcoll perf $op -n "$N" -b 32M -e 512M -f 4 -w 5 -i 20 | grep -E "^\[0\] +[0-9]"
+      timeout 150 ./jcoll perf $op -n "$N" -b 32M -e 512M -f 4 -w 5 -i 20 | grep -E "^ +[0-9]"
     done
   done
 } 2>&1 | tee "$OUT/alltoallv-peer.log"

@@ -12,7 +12,7 @@ ROUNDS=${ROUNDS:-2}
     for op in allreduce allgather reducescatter alltoall; do
       step "round $round: perf $op 32M-512M, 200 iterations"
       timeout 240 ./jcoll perf $op -n "$N" -b 32M -e 512M -f 2 -w 20 -i 200 --csv "$OUT/round$round/jcoll-$op.csv" \
-        | grep -E "^\[0\] +[0-9]"
+        | grep -E "^ +[0-9]"
     done
     step "round $round: torch.distributed NCCL 32M-512M, 200 iterations"
     timeout 240 python3 benchmarks/gpu/torch_perf.py "$OUT/round$round/torch.csv" $((32 << 20)) $((512 << 20)) 200

@@ -15,7 +15,7 @@ ROUNDS=${ROUNDS:-2}
     [ -x /tmp/launch_bench ] && timeout 120 /tmp/launch_bench "$N" 2000
     step "round $round: jcoll"
     RANKS=$N timeout 240 java --enable-native-access=ALL-UNNAMED -cp "$JCOLL_CP" io.jcoll.bench.GroupBench launch 2000 \
-      2>&1 | grep -E "^\[0\] jcoll"
+      2>&1 | grep -E "^jcoll"
   done
   step "jcoll perf at the same sizes (2000 iterations)"
   for op in reducescatter allgather; do

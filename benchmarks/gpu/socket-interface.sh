@@ -9,7 +9,7 @@ export NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1
     for auto in 1 0; do
       step "round $round, JCOLL_NCCL_AUTOCONFIG=$auto"
       JCOLL_NCCL_AUTOCONFIG=$auto timeout 120 ./jcoll perf allreduce -n "$N" -b 32M -e 512M -f 4 -w 3 -i 10 \
-        | grep -E "^\[0\] +[0-9]|network"
+        | grep -E "^ +[0-9]|network"
     done
   done
 } 2>&1 | tee "$OUT/socket-interface.log"

@@ -20,7 +20,7 @@ nccl_c_bench() {
 
 # rank 0's table rows of `jcoll perf` on stdin, one line per size: bytes, time, bus bandwidth, in-place time
 perf_rows() {
-  grep -E '^\[0\] +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw  in place %9s us\n", $2, $7, $9, $11}'
+  grep -E '^ +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw  in place %9s us\n", $1, $6, $8, $10}'
 }
 
 demo_step() { step "demo (NCCL, device buffers)"; timeout 120 ./jcoll demo -n "$N"; }

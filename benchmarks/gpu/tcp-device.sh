@@ -10,7 +10,7 @@ export JCOLL_TRANSPORT=tcp
       for op in allreduce alltoall; do
         step "round $round: $op, device buffers over TCP, JCOLL_TCP_PINNED=$pinned"
         JCOLL_TCP_PINNED=$pinned timeout 120 ./jcoll perf $op -n "$N" -b 2M -e 64M -f 8 -w 3 -i 10 --memory device \
-          | grep -E "^\[0\] +[0-9]|Out of bounds|network"
+          | grep -E "^ +[0-9]|Out of bounds|network"
       done
     done
   done

@@ -14,7 +14,7 @@ variants=("default:" "spin 200us:JCOLL_TCP_SPIN=200us" "segment 128K:JCOLL_TCP_S
       label=${v%%:*}; setting=${v#*:}
       step "$op, $RANKS ranks, $label"
       env $setting timeout 120 ./jcoll perf "$op" -n "$RANKS" -b 2M -e 32M -f 4 -w 3 -i 10 --transport tcp 2>&1 \
-        | grep -E '^\[0\] +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw\n", $2, $7, $9}'
+        | grep -E '^ +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw\n", $1, $6, $8}'
     done
   done
 } 2>&1 | tee "$OUT/tcp-knobs.log"

@@ -59,13 +59,16 @@ public final class Perf {
     /**
      * Outside a launcher, starts {@code ranks} local JVMs running {@code main} with {@code args} (and
      * JCOLL_JAVA_OPTS) and exits with the launcher's code; under a launcher, returns, and the caller is one rank.
+     * Rank 0's lines are printed without the launcher's {@code [0] } prefix.
      *
      * @param grace how long the other ranks may run on after one fails
      */
     static void becomeRanks(int ranks, Class<?> main, List<String> args, Duration grace) {
         if (!Launcher.underLauncher()) {
+            // rank 0's report goes out as written, as nccl-tests prints its table, so that what parses theirs
+            // parses this; the other ranks' lines keep their [r] prefix
             System.exit(Launcher.launch(new Launcher.Plan(ranks, System.getProperty("java.class.path"),
-                    main.getName(), args, jvmOptions(), grace), System.out, System.err));
+                    main.getName(), args, jvmOptions(), grace).withRankZeroBare(), System.out, System.err));
         }
     }
 

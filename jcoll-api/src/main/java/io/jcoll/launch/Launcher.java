@@ -46,13 +46,27 @@ public final class Launcher {
      * @param args      its arguments
      * @param jvmOptions options for each rank's JVM
      * @param grace     how long the other ranks may run on after one fails
+     * @param nodes     where this node stands in a job of several
+     * @param rankZeroBare whether rank 0's lines go out as it wrote them, without the {@code [0] } prefix (a
+     *                  report that tools parse, as {@code jcoll perf}'s table is parsed like nccl-tests' output);
+     *                  the other ranks' lines keep theirs
      */
     public record Plan(int ranks, String classpath, String mainClass, List<String> args, List<String> jvmOptions,
-                       Duration grace, Nodes nodes) {
+                       Duration grace, Nodes nodes, boolean rankZeroBare) {
+
+        public Plan(int ranks, String classpath, String mainClass, List<String> args, List<String> jvmOptions,
+                    Duration grace, Nodes nodes) {
+            this(ranks, classpath, mainClass, args, jvmOptions, grace, nodes, false);
+        }
 
         public Plan(int ranks, String classpath, String mainClass, List<String> args, List<String> jvmOptions,
                     Duration grace) {
             this(ranks, classpath, mainClass, args, jvmOptions, grace, Nodes.ONE);
+        }
+
+        /** The same plan with rank 0's output unprefixed. */
+        public Plan withRankZeroBare() {
+            return new Plan(ranks, classpath, mainClass, args, jvmOptions, grace, nodes, true);
         }
     }
 
@@ -257,7 +271,7 @@ public final class Launcher {
                     return 1;
                 }
                 processes.add(p);
-                pumps.add(pump(firstRank + r, worldSize, p, out));
+                pumps.add(pump(firstRank + r, worldSize, p, out, plan.rankZeroBare()));
             }
             return supervise(plan, processes, pumps, err);
         } finally {
@@ -336,9 +350,10 @@ public final class Launcher {
         return codes[firstFailed] > 0 && codes[firstFailed] < 256 ? codes[firstFailed] : 1;
     }
 
-    /** Copies a rank's output, each line prefixed with its rank. */
-    private static Thread pump(int rank, int ranks, Process p, PrintStream out) {
-        String prefix = "[" + String.format("%" + Integer.toString(ranks - 1).length() + "d", rank) + "] ";
+    /** Copies a rank's output, each line prefixed with its rank (but rank 0's, where it is to go out bare). */
+    private static Thread pump(int rank, int ranks, Process p, PrintStream out, boolean rankZeroBare) {
+        String prefix = rank == 0 && rankZeroBare ? ""
+                : "[" + String.format("%" + Integer.toString(ranks - 1).length() + "d", rank) + "] ";
         Thread t = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;

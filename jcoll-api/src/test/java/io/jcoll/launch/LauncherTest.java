@@ -35,6 +35,18 @@ class LauncherTest {
         }
     }
 
+    /** A report's plan: rank 0's lines as it wrote them (parsed like nccl-tests' table), the others' prefixed. */
+    @Test
+    void rankZerosOutputCanGoOutBare() {
+        assertEquals(0, Launcher.launch(new Launcher.Plan(3, System.getProperty("java.class.path"),
+                ExitWith.class.getName(), List.of("-1", "0"), List.of("-Xmx64m"), Duration.ofSeconds(5))
+                .withRankZeroBare(), new PrintStream(out, true), new PrintStream(err, true)));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.lines().anyMatch(l -> l.startsWith("hello from rank 0 of 3")), text);
+        assertTrue(text.contains("[1] hello from rank 1 of 3") && text.contains("[2] hello from rank 2 of 3"), text);
+        assertFalse(text.contains("[0] "), text);
+    }
+
     @Test
     void aNodeOfSeveralStartsItsShareOfTheJobsRanks() {
         Launcher.Plan plan = Launcher.parse(List.of("--nnodes", "3", "--node-rank", "2", "--nproc-per-node", "2",
