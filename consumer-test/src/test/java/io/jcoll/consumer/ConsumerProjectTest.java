@@ -37,7 +37,10 @@ class ConsumerProjectTest {
                 if (Files.isDirectory(f)) {
                     Files.createDirectories(to);
                 } else {
-                    Files.writeString(to, Files.readString(f).replace("JCOLL_VERSION", VERSION));
+                    Files.writeString(to, Files.readString(f).replace("JCOLL_VERSION", VERSION)
+                            .replace("SLF4J_VERSION", System.getProperty("slf4j.version", "2.0.17"))
+                            .replace("LOGBACK_VERSION", System.getProperty("logback.version", "1.5.18"))
+                            .replace("LOG4J_VERSION", System.getProperty("log4j.version", "2.24.3")));
                 }
             }
         }
@@ -107,6 +110,28 @@ class ConsumerProjectTest {
             assertEquals(0, p.exitValue(), out);
             assertTrue(out.contains(rank + "/2 via tcp"), out);
             assertTrue(out.contains("average 0.5 at the first element, 0.5 at the last"), out);
+        }
+    }
+
+    /**
+     * An application that logs through SLF4J and Logback, or through Log4j 2, adds the platform-logging bridge its
+     * logging publishes, and jcoll's records (System.Logger) come out in its own format: here, a one-rank job that
+     * aborts, and the record saying where its flight recorder went. The JDK's own two-line format must not appear.
+     */
+    @Test
+    void jcollsRecordsReachSlf4jAndLog4jThroughTheirBridges(@TempDir Path tmp) throws Exception {
+        for (String[] c : new String[][] {{"logging-slf4j", "LOGBACK INFO "}, {"logging-log4j", "LOG4J INFO "}}) {
+            Path dir = project(c[0], Files.createDirectory(tmp.resolve(c[0])));
+            Result build = mvn(dir, "package", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt");
+            assertEquals(0, build.exit(), build.output());
+            String cp = dir.resolve("target/classes") + java.io.File.pathSeparator
+                    + Files.readString(dir.resolve("cp.txt")).trim();
+            Result r = run(dir, List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", cp,
+                    "example.Main"), java.util.Map.of("JCOLL_TRACE_DIR", dir.resolve("traces").toString()));
+            assertTrue(r.output().contains(c[1] + "io.jcoll.internal.CommunicatorImpl - rank 0 wrote the last calls "
+                    + "of its 1 communicator to "), c[0] + ": " + r.output());
+            assertTrue(!r.output().contains("INFO: rank 0 wrote"), "the JDK's own format: " + r.output());
+            assertTrue(Files.list(dir.resolve("traces")).count() == 1, r.output());
         }
     }
 
