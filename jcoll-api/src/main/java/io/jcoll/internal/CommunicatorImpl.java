@@ -393,6 +393,9 @@ public final class CommunicatorImpl implements Communicator {
      * @param account what happened, naming the rank as the job numbers it
      */
     void peerDeparted(int peer, String account) {
+        io.jcoll.exceptions.PeerFailureException why = new io.jcoll.exceptions.PeerFailureException("departure", rank,
+                peer, account);
+        writeTrace(why); // before the children's, so that the file says it as this communicator numbers the ranks
         for (CommunicatorImpl child : children) {
             int mine = JcollException.NONE;
             for (int i = 0; i < child.members.length; i++) {
@@ -402,7 +405,7 @@ public final class CommunicatorImpl implements Communicator {
                     ? " (rank " + peer + " of the parent communicator, not a member of this one)"
                     : " (rank " + mine + " of this sub-communicator)"));
         }
-        impose(new io.jcoll.exceptions.PeerFailureException("departure", rank, peer, account), false);
+        impose(why, false);
     }
 
     /** Fails every pending and later call with {@code why}; tears the transport down, or interrupts a running call. */

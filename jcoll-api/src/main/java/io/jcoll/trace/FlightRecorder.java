@@ -199,15 +199,17 @@ public final class FlightRecorder {
     /** The kept entries, oldest first. */
     public List<Entry> entries() {
         long end = recorded();
+        Operation[] ops = Operation.values();
         List<Entry> out = new ArrayList<>((int) Math.min(end, capacity));
         for (long id = Math.max(0, end - capacity); id < end; id++) {
             int slot = (int) (id % capacity);
             if (ids[slot] != id) {
                 continue; // being rewritten, or past
             }
+            Operation op = ops[operations[slot]];
             Signature s = new Signature(operations[slot], types[slot], reduceOps[slot],
-                    Operation.values()[operations[slot]].isRooted() ? roots[slot] : -1, counts[slot], sequences[slot]);
-            boolean p2p = !Operation.values()[operations[slot]].isCollective();
+                    op.isRooted() ? roots[slot] : -1, counts[slot], sequences[slot]);
+            boolean p2p = !op.isCollective();
             out.add(new Entry(id, s, p2p ? roots[slot] : -1, bytes[slot], algorithms[slot],
                     State.values()[states[slot]], issued[slot], started[slot], ended[slot]));
         }
