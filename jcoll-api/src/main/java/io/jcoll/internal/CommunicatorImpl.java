@@ -376,7 +376,9 @@ public final class CommunicatorImpl implements Communicator {
     public void abort(String reason) {
         CommunicatorClosedException why = new CommunicatorClosedException("abort", rank, rank, reason
                 + (parent == null ? "" : " (of a sub-communicator, or on its parent)"));
-        writeTrace(why); // before the children's aborts, so that the file says what was aborted here
+        if (!closed && failure == null) {
+            writeTrace(why); // before the children's aborts, so that the file says what was aborted here
+        }
         for (CommunicatorImpl child : children) {
             child.abort(reason);
         }
@@ -395,7 +397,9 @@ public final class CommunicatorImpl implements Communicator {
     void peerDeparted(int peer, String account) {
         io.jcoll.exceptions.PeerFailureException why = new io.jcoll.exceptions.PeerFailureException("departure", rank,
                 peer, account);
-        writeTrace(why); // before the children's, so that the file says it as this communicator numbers the ranks
+        if (!closed && failure == null) {
+            writeTrace(why); // before the children's, so that the file says it as this communicator numbers the ranks
+        }
         for (CommunicatorImpl child : children) {
             int mine = JcollException.NONE;
             for (int i = 0; i < child.members.length; i++) {

@@ -121,6 +121,16 @@ class TraceFilesTest {
                 c.abort();
                 return null;
             });
+            // aborting a communicator that was closed, or had failed already, writes nothing more
+            int port2 = TcpGroup.freePort();
+            Ranks.outcomes(2, Duration.ofSeconds(30), rank -> {
+                Communicator c = TcpGroup.join(rank, 2, port2, Map.of("JCOLL_TRACE_DIR", sub.toString(),
+                        "JCOLL_TRACE_BUFFER", size));
+                c.barrier();
+                c.close();
+                c.abort("after close");
+                return null;
+            });
             if (size.equals("0")) {
                 assertEquals(List.of(), files(sub));
             } else {
