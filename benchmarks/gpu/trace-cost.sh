@@ -7,6 +7,17 @@ set -uo pipefail
 source "$(dirname "$0")/steps.sh"
 ROUNDS=${ROUNDS:-8}
 JFR="-XX:StartFlightRecording:settings=$PWD/tools/jcoll.jfc"
+
+# nccl_medians FILE: each variant's median over the rounds, out of place and in place, from the rounds' lines
+# ("nccl round R VARIANT OUT IN"); the lower of the two middle rounds for an even count
+nccl_medians() {
+  for column in 5 6; do
+    awk -v c=$column '{t[$4] = t[$4] " " $c} END {for (v in t) print v, t[v]}' "$1" | sort | while read -r v times; do
+      echo "nccl $v median $([[ $column == 5 ]] && echo out-of-place || echo in-place)" \
+        "$(printf '%s\n' $times | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}') us"
+    done
+  done
+}
 {
   step "TCP, 2 ranks, 8 bytes, $ROUNDS alternated rounds"
   timeout 400 benchmarks/compare/ab.sh -o allreduce -n 2 -b 8 -e 8 -w 2000 -i 20000 -r "$ROUNDS" --no-mpi \
@@ -24,7 +35,5 @@ JFR="-XX:StartFlightRecording:settings=$PWD/tools/jcoll.jfc"
         2>&1 | grep -E "^ +[0-9]" | awk '{print $6, $10}'
     done
   done | tee "$OUT/nccl-rounds.txt"
-  awk '{t[$4] = t[$4] " " $5} END {for (v in t) print v, t[v]}' "$OUT/nccl-rounds.txt" | while read -r v times; do
-    echo "nccl $v median $(printf '%s\n' $times | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}') us"
-  done
+  nccl_medians "$OUT/nccl-rounds.txt"
 } 2>&1 | tee "$OUT/trace-cost.log"

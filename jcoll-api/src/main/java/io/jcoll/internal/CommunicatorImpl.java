@@ -542,8 +542,7 @@ public final class CommunicatorImpl implements Communicator {
             runLock.lock();
         }
         Call call = issued.call();
-        recorder.started(issued.traceId(), FlightRecorder.calls(call));
-        CollectiveEvent event = CollectiveEvent.startIfEnabled();
+        CollectiveEvent event = started(issued);
         Transport.Completion completion;
         try {
             completion = guarded(call, () -> transport.enqueue(call, System.nanoTime() + timeout.toNanos()));
@@ -576,8 +575,7 @@ public final class CommunicatorImpl implements Communicator {
 
     /** {@link #guarded} work, recorded as the call's start and end (flight recorder, JFR). */
     private <T> T traced(Issued issued, Supplier<T> work) {
-        recorder.started(issued.traceId(), FlightRecorder.calls(issued.call()));
-        CollectiveEvent event = CollectiveEvent.startIfEnabled();
+        CollectiveEvent event = started(issued);
         boolean completed = false;
         try {
             T result = guarded(issued.call(), work);
@@ -588,6 +586,13 @@ public final class CommunicatorImpl implements Communicator {
         }
     }
 
+    /** Records the call's start; returns its JFR event, or null while no recording wants one. */
+    private CollectiveEvent started(Issued issued) {
+        recorder.started(issued.traceId(), FlightRecorder.calls(issued.call()));
+        return CollectiveEvent.startIfEnabled();
+    }
+
+    /** Records the call's end, and commits its JFR event ({@link #started}'s, or null). */
     private void ended(Issued issued, CollectiveEvent event, boolean completed) {
         recorder.ended(issued.traceId(), FlightRecorder.calls(issued.call()), completed);
         if (event != null) {

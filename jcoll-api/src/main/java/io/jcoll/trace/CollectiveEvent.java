@@ -94,8 +94,7 @@ public final class CollectiveEvent extends Event {
         }
         event.operation = call.operation().label();
         event.call = call.describe();
-        event.bytes = call.members().isEmpty() ? call.bytes()
-                : call.members().stream().mapToLong(Call::bytes).sum();
+        event.bytes = FlightRecorder.bytes(call);
         event.type = call.members().isEmpty() ? call.type().toString() : "";
         event.transport = transport;
         event.algorithm = algorithm == null ? "" : algorithm;

@@ -163,7 +163,7 @@ public final class FlightRecorder {
         // an uneven all-to-all's count differs by peer: its signature holds none, and the entry its own share
         counts[slot] = op == Operation.ALL_TO_ALL_V ? 0 : call.count();
         sequences[slot] = call.sequence();
-        bytes[slot] = op == Operation.ALL_TO_ALL_V ? call.vectors().sendExtent() * call.type().size() : call.bytes();
+        bytes[slot] = bytes(call);
         algorithms[slot] = algorithm;
         states[slot] = (byte) State.ISSUED.ordinal();
         issued[slot] = now;
@@ -214,6 +214,18 @@ public final class FlightRecorder {
                     State.values()[states[slot]], issued[slot], started[slot], ended[slot]));
         }
         return out;
+    }
+
+    /**
+     * What a call sends from this rank, in bytes, as the recorder and JFR events report it: the message (a rank's
+     * block for allGather and the like), an uneven all-to-all's whole send layout, a group's calls summed.
+     */
+    public static long bytes(Call call) {
+        if (!call.members().isEmpty()) {
+            return call.members().stream().mapToLong(FlightRecorder::bytes).sum();
+        }
+        return call.operation() == Operation.ALL_TO_ALL_V ? call.vectors().sendExtent() * call.type().size()
+                : call.bytes();
     }
 
     /** Entries of a call: 1, or the calls of a group. */

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  */
 public record TraceConfig(int capacity, Path dir) {
 
-    /** More than this many calls per communicator is refused: the ring is kept in memory, 75 bytes a call. */
+    /** More than this many calls per communicator is refused: the ring is kept in memory, about 80 bytes a call. */
     public static final int MAX_CAPACITY = 1 << 20;
 
     public TraceConfig {

@@ -8,7 +8,9 @@ import java.util.Map;
 /**
  * A strict reader of JSON text into maps, lists, strings, doubles, booleans
  * and nulls, written from RFC 8259 so that tests can check that what jcoll
- * writes is JSON without a dependency. Throws on anything else.
+ * writes is JSON without a dependency. Throws on anything else. Kept apart from
+ * jcoll's own reader ({@code io.jcoll.internal.Json#read}) on purpose: a fault
+ * its writer and reader shared would pass a test that used both.
  */
 public final class JsonReader {
 
