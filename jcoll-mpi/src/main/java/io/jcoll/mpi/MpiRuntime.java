@@ -52,8 +52,10 @@ final class MpiRuntime {
                     byte[] b = new byte[n];
                     byte[] want = new byte[n];
                     for (int i = 0; i < n; i++) {
-                        a[i] = (byte) (100 + i);   // crosses 127: signed and unsigned orders differ
-                        b[i] = (byte) (113 - i);
+                        // spread over all 256 values: sums and products overflow both as signed and as
+                        // unsigned bytes, and signed and unsigned orders differ
+                        a[i] = (byte) (37 * i + 100);
+                        b[i] = (byte) (101 * i + 60);
                         want[i] = expected(type, op, a[i], b[i]);
                     }
                     in.write(0, a, 0, n);
@@ -205,6 +207,35 @@ final class MpiRuntime {
             }
             mpi.check(MpiNative.MPI_Comm_free(MpiLibrary.address(handle)), "MPI_Comm_free", rank);
         }
+    }
+
+    /**
+     * Why the program's own MPI cannot carry jcoll's calls, or null: the program initialised it (with Open MPI's
+     * Java bindings, plain {@code MPI.Init}) below {@code MPI_THREAD_SERIALIZED}, and jcoll's asynchronous calls
+     * reach MPI from its progress thread. Asked by the probe too, so that {@code auto} passes MPI over with this
+     * reason instead of failing on it.
+     */
+    static String threadLevelShortfall(MpiLibrary mpi) {
+        try (Memory flag = new Memory(4)) {
+            if (MpiNative.MPI_Initialized(MpiLibrary.address(flag)) != 0 || flag.getInt(0) == 0
+                    || MpiNative.MPI_Finalized(MpiLibrary.address(flag)) != 0 || flag.getInt(0) != 0
+                    || MpiNative.MPI_Query_thread(MpiLibrary.address(flag)) != 0) {
+                return null; // not initialised (jcoll will ask for MPI_THREAD_MULTIPLE), or finalized (said later)
+            }
+            return threadLevelShortfall(flag.getInt(0));
+        }
+    }
+
+    private static String threadLevelShortfall(int level) {
+        return level >= MpiLibrary.THREAD_SERIALIZED ? null : "the program initialised MPI at thread level " + level
+                + "; jcoll's asynchronous calls need MPI_THREAD_SERIALIZED (2) or more: initialise MPI with "
+                + "MPI_Init_thread(MPI_THREAD_MULTIPLE) (Java bindings: MPI.InitThread(args, MPI.THREAD_MULTIPLE)), "
+                + "or let jcoll initialise it";
+    }
+
+    /** Why this runtime cannot carry jcoll's calls, or null. */
+    String threadLevelShortfall() {
+        return threadLevelShortfall(threadLevel);
     }
 
     /** This process's rank and the size of MPI_COMM_WORLD. */

@@ -70,10 +70,9 @@ final class MpiTransport implements Transport {
                     + world[0] + " of " + world[1] + " but jcoll's job says rank " + ctx.rank() + " of " + ctx.size()
                     + ": the MPI job is not this job (set RANK and WORLD_SIZE only as mpirun does, or use tcp)");
         }
-        if (runtime.threadLevel < MpiLibrary.THREAD_SERIALIZED) {
-            throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE, "MPI runs at thread level "
-                    + runtime.threadLevel + "; jcoll's asynchronous calls need MPI_THREAD_SERIALIZED (2) or more: "
-                    + "initialise MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), or let jcoll initialise it");
+        String shortfall = runtime.threadLevelShortfall();
+        if (shortfall != null) {
+            throw new BootstrapException("bootstrap", ctx.rank(), JcollException.NONE, shortfall);
         }
         return new MpiTransport(ctx, runtime, runtime.duplicateWorld(ctx.rank()), ctx.rank(), ctx.size(),
                 new StallDiagnosis(ctx.store(), ctx.rank(), ctx.size(), ctx.timeout()));

@@ -40,6 +40,10 @@ public final class MpiTransportProvider implements TransportProvider {
         if (!s.available()) {
             return Availability.unusable(s.reason());
         }
+        String shortfall = MpiRuntime.threadLevelShortfall(s.library());
+        if (shortfall != null) {
+            return Availability.unusable(shortfall);
+        }
         return Availability.usable("MPI's own collectives on host memory, " + s.library().describe() + " (placed by "
                 + launcher + "); preferred to tcp for host memory because it measured faster, most of all for small "
                 + "messages (benchmarks/RESULTS.md)");

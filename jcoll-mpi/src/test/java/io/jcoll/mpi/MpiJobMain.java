@@ -68,45 +68,54 @@ public final class MpiJobMain {
                 System.out.println("rank " + rank + " finished an AllReduce a rank left: WRONG");
                 System.exit(1);
             }
-            boolean mpi = comm.transport().name().equals("mpi");
-            List<Case> cases = new java.util.ArrayList<>(Case.matrix(COUNTS, true, comm.size(), firstId));
-            cases.addAll(Case.extendedMatrix(COUNTS, comm.size(), firstId + 1_000_000));
-            int ran = 0;
-            int refused = 0;
-            java.util.Set<String> libraryRefused = new java.util.TreeSet<>();
-            for (int i = 0; i < cases.size(); i++) {
-                Case c = cases.get(i);
-                boolean mpiLacks = mpi && c.op() != null && (c.op() == ReduceOp.AVG || !MPI_REDUCES.contains(c.type()));
-                try {
-                    c.run(Ops.of(comm, i % 2 == 1));
-                    if (mpiLacks) {
-                        throw new AssertionError(c + " ran although MPI has no such reduction");
-                    }
-                    ran++;
-                } catch (InvalidArgumentException e) {
-                    if (mpi && e.getMessage().contains("wrongly (checked with MPI_Reduce_local")) {
-                        libraryRefused.add(c.type() + " " + c.op()); // the library's own slip, found and refused
-                        continue;
-                    }
-                    if (!mpiLacks || !e.getMessage().contains("the MPI standard has no")) {
-                        throw e;
-                    }
-                    refused++;
-                }
-            }
-            ringOfSends(comm);
-            groupsAndSplits(comm, firstId);
-            comm.barrier();
-            System.out.println("rank " + rank + " of " + comm.size() + " over " + comm.transport().name() + ": "
-                    + ran + " cases right, " + refused + " refused as MPI lacks them"
-                    + (libraryRefused.isEmpty() ? "" : ", refused as this library gets them wrong: " + libraryRefused)
-                    + ", sends right");
+            System.out.println(everyCollective(comm, firstId));
         } catch (Throwable t) {
             t.printStackTrace();
             System.out.flush();
             System.exit(1);
         }
         System.exit(0);
+    }
+
+    /**
+     * Runs the whole case matrix (fresh inputs from {@code firstId}), a ring of sends, groups and splits on
+     * {@code comm}, each result checked against the double-precision reference, and says how it went; throws on
+     * the first wrong result. On MPI, the reductions the standard lacks must be refused, and are counted.
+     */
+    public static String everyCollective(Communicator comm, long firstId) {
+        boolean mpi = comm.transport().name().equals("mpi");
+        List<Case> cases = new java.util.ArrayList<>(Case.matrix(COUNTS, true, comm.size(), firstId));
+        cases.addAll(Case.extendedMatrix(COUNTS, comm.size(), firstId + 1_000_000));
+        int ran = 0;
+        int refused = 0;
+        java.util.Set<String> libraryRefused = new java.util.TreeSet<>();
+        for (int i = 0; i < cases.size(); i++) {
+            Case c = cases.get(i);
+            boolean mpiLacks = mpi && c.op() != null && (c.op() == ReduceOp.AVG || !MPI_REDUCES.contains(c.type()));
+            try {
+                c.run(Ops.of(comm, i % 2 == 1));
+                if (mpiLacks) {
+                    throw new AssertionError(c + " ran although MPI has no such reduction");
+                }
+                ran++;
+            } catch (InvalidArgumentException e) {
+                if (mpi && e.getMessage().contains("wrongly (checked with MPI_Reduce_local")) {
+                    libraryRefused.add(c.type() + " " + c.op()); // the library's own slip, found and refused
+                    continue;
+                }
+                if (!mpiLacks || !e.getMessage().contains("the MPI standard has no")) {
+                    throw e;
+                }
+                refused++;
+            }
+        }
+        ringOfSends(comm);
+        groupsAndSplits(comm, firstId);
+        comm.barrier();
+        return "rank " + comm.rank() + " of " + comm.size() + " over " + comm.transport().name() + ": "
+                + ran + " cases right, " + refused + " refused as MPI lacks them"
+                + (libraryRefused.isEmpty() ? "" : ", refused as this library gets them wrong: " + libraryRefused)
+                + ", sends right";
     }
 
     /**

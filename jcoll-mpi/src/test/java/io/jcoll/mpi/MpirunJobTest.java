@@ -3,6 +3,8 @@ package io.jcoll.mpi;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import io.jcoll.testing.Commands;
 import org.junit.jupiter.api.Test;
@@ -15,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,16 +40,17 @@ class MpirunJobTest {
 
 
     static Job mpirun(Map<String, String> env, int timeoutSeconds, String... args) throws IOException, InterruptedException {
-        return mpirun(System.getProperty("java.class.path"), env, timeoutSeconds, args);
+        return mpirun(System.getProperty("java.class.path"), MpiJobMain.class.getName(), env, timeoutSeconds, args);
     }
 
-    static Job mpirun(String classpath, Map<String, String> env, int timeoutSeconds, String... args)
+    static Job mpirun(String classpath, String mainClass, Map<String, String> env, int timeoutSeconds, String... args)
             throws IOException, InterruptedException {
         // Open MPI's own name for it, where MPICH is installed beside it and may own the plain name
         String mpirun = Commands.onPath("mpirun.openmpi") ? "mpirun.openmpi" : "mpirun";
         List<String> cmd = new ArrayList<>(List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-np",
                 Integer.toString(RANKS), "--mca", "btl_vader_single_copy_mechanism", "none",
-                Commands.java(), "-Xmx256m", "-XX:+UseSerialGC", "-cp", classpath, MpiJobMain.class.getName()));
+                Commands.java(), "-Xmx256m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-cp", classpath,
+                mainClass));
         cmd.addAll(List.of(args));
         Commands.Result r = Commands.run(cmd, env, timeoutSeconds);
         return new Job(r.exit(), r.output());
@@ -97,19 +101,58 @@ class MpirunJobTest {
         }
     }
 
-    /** With Open MPI's Java bindings on the class path (a stand-in here), jcoll initialises MPI through them. */
-    @Test
-    void openMpisJavaBindingsAreUsedWhenPresent(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    /**
+     * A program written against Open MPI's real Java bindings ({@code mpi.jar}, built from Debian's openmpi
+     * sources of the installed version by {@code tools/build-mpi-jar.sh}) that also forms a jcoll communicator:
+     * whoever initialises MPI (the program with {@code MPI.InitThread} or {@code MPI.Init}, or jcoll through the
+     * jar), the program's own {@code MPI.COMM_WORLD} calls and every jcoll collective are right, MPI is finalized
+     * once, and on JDK 22+ no restricted-method warning is printed. Under plain {@code MPI.Init} (thread level
+     * single) the mpi transport is refused, naming the level, {@code auto} passes it over for another, and tcp
+     * still serves.
+     */
+    @ParameterizedTest(name = "{0} initialises MPI, JCOLL_TRANSPORT={1}")
+    @CsvSource({"multiple, mpi", "multiple, tcp", "plain, tcp", "plain, mpi", "plain, auto", "jcoll, mpi"})
+    void openMpisRealJavaBindings(String init, String transport, @TempDir Path dir) throws Exception {
+        String classpath = compileAgainstMpiJar(dir);
+        long firstId = ThreadLocalRandom.current().nextLong(1, 1L << 40);
+        Job job = mpirun(classpath, "MpiJavaProgram", Map.of("JCOLL_TRANSPORT", transport, "JCOLL_TIMEOUT", "120s",
+                "JCOLL_TEST_FIRST_ID", Long.toString(firstId)), 400, init);
+        String out = job.output();
+        assertEquals(0, job.exit(), out);
+        for (int r = 0; r < RANKS; r++) {
+            String expected = init.equals("plain") && transport.equals("mpi")
+                    ? "rank " + r + " refused by jcoll: "
+                    : "rank " + r + " of " + RANKS + " over " + (transport.equals("auto") ? "" : transport + ": ");
+            assertTrue(out.contains(expected), expected + " is missing from:\n" + out);
+        }
+        assertEquals(RANKS, out.split("; MPI.COMM_WORLD right before, between and after", -1).length - 1, out);
+        assertEquals(init.equals("jcoll") ? 0 : RANKS, out.split("rank finalized by the program", -1).length - 1, out);
+        if (init.equals("plain") && transport.equals("mpi")) {
+            assertTrue(out.contains("the program initialised MPI at thread level 0; jcoll's asynchronous calls need "
+                    + "MPI_THREAD_SERIALIZED (2) or more"), out);
+        }
+        if (transport.equals("auto")) {
+            assertFalse(out.contains(" over mpi: "), out);
+        }
+        assertFalse(out.contains("WARNING: A restricted method"), out);
+        assertFalse(out.contains("exited without calling"), out); // Open MPI's word for a rank never finalized
+    }
+
+    /** The test program compiled against the real jar (built once per Open MPI version); the class path to run it. */
+    private static String compileAgainstMpiJar(Path dir) throws Exception {
         javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
         Assumptions.assumeTrue(javac != null, "SKIPPED: no Java compiler in this runtime");
-        int rc = javac.run(null, null, null, "-d", dir.toString(), "-cp", System.getProperty("java.class.path"),
-                Path.of("src/test/mpijar-stub/mpi/MPI.java").toString());
-        assertEquals(0, rc, "the stand-in for mpi.jar did not compile");
-        Job job = mpirun(dir + java.io.File.pathSeparator + System.getProperty("java.class.path"),
-                Map.of("JCOLL_TRANSPORT", "mpi", "JCOLL_TEST_FIRST_ID", "3"), 400);
-        assertEquals(0, job.exit(), job.output());
-        assertEquals(RANKS, job.output().split("mpi.jar stand-in: InitThread\\(3\\) -> 3", -1).length - 1, job.output());
-        assertEquals(RANKS, job.output().split("mpi.jar stand-in: Finalize", -1).length - 1, job.output());
+        Commands.Result built = Commands.run(List.of("bash", Path.of("..", "tools", "build-mpi-jar.sh").toString()),
+                Map.of(), 300);
+        Assumptions.assumeTrue(built.exit() == 0,
+                "SKIPPED: Open MPI's mpi.jar could not be built here (.ci/run builds it first): " + built.output());
+        String lines = built.output().strip();
+        String mpiJar = lines.substring(lines.lastIndexOf('\n') + 1);
+        String classpath = mpiJar + java.io.File.pathSeparator + System.getProperty("java.class.path");
+        int rc = javac.run(null, null, null, "-d", dir.toString(), "-cp", classpath,
+                Path.of("src/test/mpi-java/MpiJavaProgram.java").toString());
+        assertEquals(0, rc, "MpiJavaProgram did not compile against " + mpiJar);
+        return dir + java.io.File.pathSeparator + classpath;
     }
 
     /** The same job under MPICH's launcher and library (MPICH's ABI), where Debian's mpich is installed. */
