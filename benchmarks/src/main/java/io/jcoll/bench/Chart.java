@@ -17,8 +17,10 @@ import java.util.stream.Collectors;
 /**
  * Draws bus bandwidth against message size, one line per system and rank count, from
  * results CSVs ({@code jcoll perf --csv}, the peers' in {@code benchmarks/compare}), as
- * a PNG: {@code ./jcoll chart --out FILE.png [--op OP] RESULTS.csv...}. With several ops
- * in the files and no {@code --op}, one chart per op is written beside FILE, named after it.
+ * a PNG: {@code ./jcoll chart --out FILE.png [--op OP] [--ranks N] [--title TEXT] RESULTS.csv...}.
+ * With several ops in the files and no {@code --op}, one chart per op is written beside FILE,
+ * named after it. {@code --ranks} keeps the rows of one rank count; {@code --title} says what
+ * the chart shows (the machine, say) after the op.
  */
 public final class Chart {
 
@@ -29,29 +31,36 @@ public final class Chart {
         System.setProperty("java.awt.headless", "true");
         Path out = null;
         String only = null;
+        int ranks = 0;
+        String title = null;
         List<Path> files = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--out" -> out = Path.of(args[++i]);
                 case "--op" -> only = Collective.parse(args[++i]).label();
+                case "--ranks" -> ranks = Integer.parseInt(args[++i]);
+                case "--title" -> title = args[++i];
                 default -> files.add(Path.of(args[i]));
             }
         }
         if (out == null || files.isEmpty()) {
-            System.err.println("usage: jcoll chart --out FILE.png [--op OP] RESULTS.csv...");
+            System.err.println("usage: jcoll chart --out FILE.png [--op OP] [--ranks N] [--title TEXT] RESULTS.csv...");
             System.exit(2);
         }
         List<ResultRow> rows = ResultRow.readAll(files);
         String wanted = only;
+        int wantedRanks = ranks;
         Map<String, List<ResultRow>> byOp = rows.stream().filter(r -> wanted == null || r.op().equals(wanted))
+                .filter(r -> wantedRanks == 0 || r.ranks() == wantedRanks)
                 .collect(Collectors.groupingBy(ResultRow::op, TreeMap::new, Collectors.toList()));
         if (byOp.isEmpty()) {
-            System.err.println("jcoll chart: no rows" + (only == null ? "" : " for " + only) + " in " + files);
+            System.err.println("jcoll chart: no rows" + (only == null ? "" : " for " + only)
+                    + (ranks == 0 ? "" : " at " + ranks + " ranks") + " in " + files);
             System.exit(1);
         }
         for (Map.Entry<String, List<ResultRow>> e : byOp.entrySet()) {
             Path file = byOp.size() == 1 ? out : sibling(out, e.getKey());
-            write(e.getKey(), e.getValue(), file);
+            write(e.getKey() + (title == null ? "" : ", " + title), e.getValue(), file);
             System.out.println("wrote " + file);
         }
     }
@@ -64,8 +73,8 @@ public final class Chart {
         return out.resolveSibling(stem + "-" + op + ".png");
     }
 
-    static void write(String op, List<ResultRow> rows, Path file) throws IOException {
-        XYChart chart = new XYChartBuilder().width(1000).height(620).title(op + ": bus bandwidth by message size")
+    static void write(String subject, List<ResultRow> rows, Path file) throws IOException {
+        XYChart chart = new XYChartBuilder().width(1000).height(620).title(subject + ": bus bandwidth by message size")
                 .xAxisTitle("message size (bytes, largest buffer)").yAxisTitle("bus bandwidth (GB/s)").build();
         chart.getStyler().setXAxisLogarithmic(true);
         chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
