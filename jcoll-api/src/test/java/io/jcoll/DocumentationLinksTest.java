@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Every page of the repository points only at files that exist: Markdown links, and the file paths the pages
  * name in code spans ({@code benchmarks/gpu/trace-cost.sh}), found from the page's folder or the repository
- * root. A renamed script or a moved log fails here instead of leaving a reader at a dead end.
+ * root; a link's {@code #section} must be a heading of the page it points at (GitHub's anchors). A renamed
+ * script, a moved log or a retitled section fails here instead of leaving a reader at a dead end.
  */
 class DocumentationLinksTest {
 
@@ -52,8 +53,18 @@ class DocumentationLinksTest {
             Matcher link = LINK.matcher(text);
             while (link.find()) {
                 String target = link.group(1);
-                if (!target.matches("^(https?:|mailto:|#).*") && !exists(page, target.replaceAll("#.*", ""))) {
+                if (target.matches("^(https?:|mailto:).*")) {
+                    continue;
+                }
+                String file = target.replaceAll("#.*", "");
+                Path linked = file.isEmpty() ? page : resolve(page, file);
+                if (linked == null) {
                     dead.add(ROOT.relativize(page) + ": link " + target);
+                } else if (target.contains("#") && file.endsWith(".md") || file.isEmpty()) {
+                    String anchor = target.substring(target.indexOf('#') + 1);
+                    if (!anchors(linked).contains(anchor)) {
+                        dead.add(ROOT.relativize(page) + ": link " + target + " (no such heading)");
+                    }
                 }
             }
             Matcher path = PATH.matcher(text);
@@ -69,6 +80,29 @@ class DocumentationLinksTest {
     }
 
     private static boolean exists(Path page, String target) {
-        return Files.exists(page.getParent().resolve(target)) || Files.exists(ROOT.resolve(target));
+        return resolve(page, target) != null;
+    }
+
+    private static Path resolve(Path page, String target) {
+        for (Path p : List.of(page.getParent().resolve(target), ROOT.resolve(target))) {
+            if (Files.exists(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** GitHub's anchors for a page's headings: lower case, punctuation but hyphens dropped, spaces to hyphens. */
+    private static List<String> anchors(Path page) throws IOException {
+        List<String> anchors = new ArrayList<>();
+        boolean code = false;
+        for (String line : Files.readAllLines(page)) {
+            code ^= line.startsWith("```");
+            if (!code && line.matches("^#{1,6} .*")) {
+                anchors.add(line.replaceFirst("^#+ ", "").strip().toLowerCase(java.util.Locale.ROOT)
+                        .replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+            }
+        }
+        return anchors;
     }
 }

@@ -83,6 +83,23 @@ class ConsumerProjectTest {
         return deps;
     }
 
+    /** The README's ten lines are this project's code, line for line and in order: what CI runs is what readers copy. */
+    @Test
+    void theReadmesExampleIsTheCodeThisProjectRuns() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        int start = readme.indexOf("```java\n");
+        assertTrue(start >= 0, "README.md has no java block");
+        String block = readme.substring(start + "```java\n".length(), readme.indexOf("```", start + 1));
+        List<String> code = Files.readAllLines(Path.of("src/test/consumers/tcp/src/main/java/example/Main.java"))
+                .stream().map(String::strip).toList();
+        int at = 0;
+        for (String line : block.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
+            int found = code.subList(at, code.size()).indexOf(line);
+            assertTrue(found >= 0, "the README's line '" + line + "' is not in the consumer project's Main.java, in order");
+            at += found + 1;
+        }
+    }
+
     @Test
     void apiAndTcpBringNoNativeJarsAndTheQuickStartRuns(@TempDir Path tmp) throws Exception {
         Path dir = project("tcp", tmp);

@@ -24,7 +24,7 @@ import java.util.Optional;
 
 /**
  * Everything {@code jcoll doctor} tells, gathered once and written as text or
- * as the JSON document the README describes (its {@code schema} number changes
+ * as the JSON document docs/doctor.md describes (its {@code schema} number changes
  * only when a field changes meaning or goes away).
  */
 final class DoctorReport {

@@ -15,7 +15,7 @@ public final class MpiTransportProvider implements TransportProvider {
 
     /**
      * After NCCL, before TCP: on one host MPI moves host memory through shared
-     * memory, far faster than loopback TCP (benchmarks/RESULTS.md, "MPI transport").
+     * memory, far faster than loopback TCP (benchmarks/RESULTS.md, "The MPI transport").
      */
     public static final int PREFERENCE = 50;
 
