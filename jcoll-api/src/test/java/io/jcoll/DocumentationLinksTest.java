@@ -48,6 +48,7 @@ class DocumentationLinksTest {
         assertTrue(pages.contains(ROOT.resolve("README.md")) && pages.contains(ROOT.resolve("RELIABILITY.md"))
                 && pages.contains(ROOT.resolve("benchmarks/RESULTS.md")), "the pages were found: " + pages);
         List<String> dead = new ArrayList<>();
+        java.util.Map<Path, List<String>> anchors = new java.util.HashMap<>(); // each linked page read once
         for (Path page : pages) {
             String text = Files.readString(page);
             Matcher link = LINK.matcher(text);
@@ -60,9 +61,9 @@ class DocumentationLinksTest {
                 Path linked = file.isEmpty() ? page : resolve(page, file);
                 if (linked == null) {
                     dead.add(ROOT.relativize(page) + ": link " + target);
-                } else if (target.contains("#") && file.endsWith(".md") || file.isEmpty()) {
+                } else if (target.contains("#") && (file.isEmpty() || file.endsWith(".md"))) {
                     String anchor = target.substring(target.indexOf('#') + 1);
-                    if (!anchors(linked).contains(anchor)) {
+                    if (!anchors.computeIfAbsent(linked, DocumentationLinksTest::anchors).contains(anchor)) {
                         dead.add(ROOT.relativize(page) + ": link " + target + " (no such heading)");
                     }
                 }
@@ -93,10 +94,16 @@ class DocumentationLinksTest {
     }
 
     /** GitHub's anchors for a page's headings: lower case, punctuation but hyphens dropped, spaces to hyphens. */
-    private static List<String> anchors(Path page) throws IOException {
+    private static List<String> anchors(Path page) {
         List<String> anchors = new ArrayList<>();
         boolean code = false;
-        for (String line : Files.readAllLines(page)) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(page);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        for (String line : lines) {
             code ^= line.startsWith("```");
             if (!code && line.matches("^#{1,6} .*")) {
                 anchors.add(line.replaceFirst("^#+ ", "").strip().toLowerCase(java.util.Locale.ROOT)
