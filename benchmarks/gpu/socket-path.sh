@@ -10,38 +10,26 @@
 # ROUNDS (3) rounds, ITERS (20) timed calls per size; LO=0 leaves out the runs with lo.
 set -uo pipefail
 source "$(dirname "$0")/steps.sh"
-nccl_c_bench bw_bench
-export NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1
-ROUNDS=${ROUNDS:-3}
-ITERS=${ITERS:-20}
-SIZES=(-b 64M -e 256M -f 2 -w 3 -i "$ITERS")
-c_sizes() { echo "64M 256M 2 3 $ITERS"; }
-rows() { grep -E "^(\[0\])? *[0-9]+ +[0-9]+ +float|network|WARNING: rank"; }
-mpi() {  # $1: binding; then the command
-  local bind=$1; shift
-  export BW_ID_FILE=/tmp/bw_bench.$$.$RANDOM.id
-  timeout 150 mpirun --allow-run-as-root $bind -np "$N" -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE -x NCCL_NVLS_ENABLE \
-    -x BW_ID_FILE "$@"
-}
+socket_path 3
 {
   step "machine"; nvidia-smi -L; nproc
   if [[ ${LO:-1} == 1 ]]; then
     step "mpirun (default binding: one core per rank), C allreduce"
-    mpi "" /tmp/bw_bench allreduce "$N" $(c_sizes)
+    socket_mpi "" /tmp/bw_bench allreduce "$N" $(c_sizes)
   fi
   for round in $(seq "$ROUNDS"); do
     step "round $round: mpirun --bind-to none -np $N ./jcoll perf allreduce (README)"
-    mpi "--bind-to none" ./jcoll perf allreduce "${SIZES[@]}" | rows
+    socket_mpi "--bind-to none" ./jcoll perf allreduce "${SIZES[@]}" | socket_rows
     step "round $round: mpirun --bind-to none, C allreduce"
-    mpi "--bind-to none" /tmp/bw_bench allreduce "$N" $(c_sizes)
+    socket_mpi "--bind-to none" /tmp/bw_bench allreduce "$N" $(c_sizes)
     for op in allreduce alltoall; do
       step "round $round: jcoll launch, $op, jcoll's default interface choice"
-      timeout 150 ./jcoll perf $op -n "$N" "${SIZES[@]}" | rows
+      timeout 150 ./jcoll perf $op -n "$N" "${SIZES[@]}" | socket_rows
       step "round $round: C $op, NCCL's default interface"
       timeout 120 /tmp/bw_bench $op "$N" $(c_sizes)
       [[ ${LO:-1} == 0 ]] && continue
       step "round $round: jcoll launch, $op, NCCL_SOCKET_IFNAME=lo"
-      NCCL_SOCKET_IFNAME=lo timeout 150 ./jcoll perf $op -n "$N" "${SIZES[@]}" | rows
+      NCCL_SOCKET_IFNAME=lo timeout 150 ./jcoll perf $op -n "$N" "${SIZES[@]}" | socket_rows
       step "round $round: C $op, NCCL_SOCKET_IFNAME=lo"
       NCCL_SOCKET_IFNAME=lo timeout 120 /tmp/bw_bench $op "$N" $(c_sizes)
     done

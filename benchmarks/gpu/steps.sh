@@ -18,6 +18,26 @@ nccl_c_bench() {
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 }
 
+# NCCL's socket path between the GPUs of one host under mpirun (socket-path.sh, binding.sh): builds the C peer
+# (bw_bench.c, nccl-tests' measurement), forces the path, and sets ROUNDS ($1 unless set), ITERS (20) and jcoll's
+# SIZES; c_sizes gives the C peer the same sizes, socket_rows keeps rank 0's rows and what the ranks say of their
+# network and CPUs, and socket_mpi runs a command under mpirun with the binding $1 and the path's settings.
+socket_path() {
+  nccl_c_bench bw_bench
+  export NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1
+  ROUNDS=${ROUNDS:-$1}
+  ITERS=${ITERS:-20}
+  SIZES=(-b 64M -e 256M -f 2 -w 3 -i "$ITERS")
+}
+c_sizes() { echo "64M 256M 2 3 $ITERS"; }
+socket_rows() { grep -E "^(\[0\])? *[0-9]+ +[0-9]+ +float|network|WARNING: rank|widened|Exception" | cut -c1-400; }
+socket_mpi() {
+  local bind=$1; shift
+  export BW_ID_FILE=/tmp/bw_bench.$$.$RANDOM.id
+  timeout 150 mpirun --allow-run-as-root $bind -np "$N" -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE -x NCCL_NVLS_ENABLE \
+    -x BW_ID_FILE "$@"
+}
+
 # rank 0's table rows of `jcoll perf` on stdin, one line per size: bytes, time, bus bandwidth, in-place time
 perf_rows() {
   grep -E '^ +[0-9]' | awk '{printf "%10s bytes  %9s us  %6s GB/s busbw  in place %9s us\n", $1, $6, $8, $10}'

@@ -121,6 +121,7 @@ public final class Bootstrap {
         io.jcoll.trace.TraceConfig trace;
         try {
             trace = io.jcoll.trace.TraceConfig.from(settings); // before anything is opened that a bad value would leak
+            CpuPlacement.widens(settings);
         } catch (IllegalArgumentException e) {
             throw new BootstrapException("bootstrap", JcollException.NONE, JcollException.NONE, e.getMessage());
         }
@@ -144,6 +145,8 @@ public final class Bootstrap {
             CpuPlacement cpus = new CpuPlacement(settings);
             LocalPlacement.Host host = LocalPlacement.count(scoped, cfg, hostId, cpus.mask());
             cfg = host.cfg();
+            // before any transport starts a thread (NCCL's proxy and socket threads, TCP's channels): they inherit it
+            cpus.widenIfStarved(settings.getInt("JCOLL_DEVICE", cfg.localRank()));
 
             // providers probe with this rank's place as the job configuration resolved it (a launcher's variables
             // included), so that, say, NCCL's probe checks the GPU of this rank's local rank

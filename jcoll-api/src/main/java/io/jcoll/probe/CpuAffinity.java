@@ -2,7 +2,9 @@ package io.jcoll.probe;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -28,7 +30,7 @@ public record CpuAffinity(List<Integer> allowed, int online, String problem) {
 
     /** Reads this process's mask and the online CPUs under {@code files}' root. */
     public static CpuAffinity read(SystemFiles files) {
-        int online = parseList(files.read("/sys/devices/system/cpu/online").orElse("")).size();
+        int online = onlineCpus(files).size();
         String mask = null;
         for (String line : files.lines("/proc/self/status")) {
             if (line.startsWith("Cpus_allowed_list:")) {
@@ -85,7 +87,75 @@ public record CpuAffinity(List<Integer> allowed, int online, String problem) {
                 + allowed.get(0) + ")" : allowed.size() + " CPUs " + allowed) + " of the machine's " + online
                 + ": a JVM running collectives starves there (its garbage collector and compiler threads, jcoll's "
                 + "threads, NCCL's proxy and socket threads share the core); measured on 2x H200, NCCL's socket path "
-                + "reached 0.42 GB/s or nothing in 100 s where 3.55-3.63 GB/s is possible.", fixFor(launcher)));
+                + "reached 0.42 GB/s or nothing in 100 s where 3.55-3.63 GB/s is possible.", fixFor(launcher)
+                + " (Forming a communicator, jcoll widens such a mask to its node's CPUs unless JCOLL_CPU_AFFINITY=keep.)"));
+    }
+
+    /**
+     * Where a mask too narrow for a JVM running collectives is widened to ({@link #widenedTo}).
+     *
+     * @param cpus  the CPUs, ascending
+     * @param where what they are, for the account: "NUMA node 0, where its GPU 0000:18:00.0 is"
+     */
+    public record Widening(List<Integer> cpus, String where) {
+    }
+
+    /**
+     * Where a mask too narrow for a JVM running collectives (fewer than {@link #ENOUGH} CPUs of several) is widened
+     * to, as {@code --bind-to numa} would place the process: the CPUs of its GPU's NUMA node (NCCL keeps its own
+     * threads there too), else of the nodes that hold the CPUs it has, else every online CPU. Empty when the mask
+     * is wide enough, could not be read, or nothing wider is known.
+     *
+     * @param gpu        the GPU this process drives, or null for none or unknown
+     * @param nodes      the CPUs of each NUMA node by node number ({@link #nodes}); empty where the machine does not say
+     * @param onlineCpus the CPUs the machine has online
+     */
+    public Optional<Widening> widenedTo(GpuDevice gpu, Map<Integer, List<Integer>> nodes, List<Integer> onlineCpus) {
+        if (problem != null || allowed.size() >= ENOUGH || online <= allowed.size()) {
+            return Optional.empty();
+        }
+        List<Integer> gpuNode = gpu == null ? List.of() : nodes.getOrDefault(gpu.numaNode(), List.of());
+        if (gpuNode.size() >= ENOUGH) {
+            return Optional.of(new Widening(gpuNode, "NUMA node " + gpu.numaNode() + ", where its GPU " + gpu.busId()
+                    + " is"));
+        }
+        TreeSet<Integer> ownNodes = new TreeSet<>();
+        List<Integer> numbers = new ArrayList<>();
+        nodes.forEach((n, cpus) -> {
+            if (cpus.stream().anyMatch(allowed::contains)) {
+                ownNodes.addAll(cpus);
+                numbers.add(n);
+            }
+        });
+        if (ownNodes.size() >= ENOUGH) {
+            return Optional.of(new Widening(new ArrayList<>(ownNodes), "NUMA node" + (numbers.size() == 1 ? " " : "s ")
+                    + numbers.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                    + ", the node of the CPU" + (allowed.size() == 1 ? "" : "s") + " it had"));
+        }
+        return onlineCpus.size() > allowed.size()
+                ? Optional.of(new Widening(List.copyOf(onlineCpus), "every online CPU: no NUMA node of its own is "
+                        + "listed with more"))
+                : Optional.empty();
+    }
+
+    /** The CPUs of each NUMA node the machine lists, by node number; empty when it lists none. */
+    public static Map<Integer, List<Integer>> nodes(SystemFiles files) {
+        Map<Integer, List<Integer>> nodes = new TreeMap<>();
+        for (String entry : files.list("/sys/devices/system/node")) {
+            if (entry.matches("node\\d{1,6}")) {
+                int n = Integer.parseInt(entry.substring(4));
+                List<Integer> cpus = cpusOfNode(files, n);
+                if (!cpus.isEmpty()) {
+                    nodes.put(n, cpus);
+                }
+            }
+        }
+        return nodes;
+    }
+
+    /** The CPUs the machine has online ({@code /sys/devices/system/cpu/online}); empty when unknown. */
+    public static List<Integer> onlineCpus(SystemFiles files) {
+        return parseList(files.read("/sys/devices/system/cpu/online").orElse(""));
     }
 
     /**
@@ -169,7 +239,8 @@ public record CpuAffinity(List<Integer> allowed, int online, String problem) {
         return b.toString();
     }
 
-    private static String fixFor(LaunchEnvironment launcher) {
+    /** The way to give a rank several CPUs under {@code launcher}. */
+    public static String fixFor(LaunchEnvironment launcher) {
         return switch (launcher.name()) {
             case "Open MPI" -> "start the job with `mpirun --bind-to none ...` (or give each rank several cores: "
                     + "`mpirun --map-by ppr:N:node:PE=K ...`, N ranks a node, K cores each).";

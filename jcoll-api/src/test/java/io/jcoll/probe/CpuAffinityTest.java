@@ -108,6 +108,47 @@ class CpuAffinityTest {
     }
 
     @Test
+    void aStarvedMaskWidensToItsGpusNodeElseItsOwnNodeElseTheMachine() throws IOException {
+        machine("40", "0-63");
+        node(0, "0-31");
+        node(1, "32-63");
+        SystemFiles files = SystemFiles.at(root);
+        Map<Integer, List<Integer>> nodes = CpuAffinity.nodes(files);
+        List<Integer> online = CpuAffinity.onlineCpus(files);
+        assertEquals(Map.of(0, range(0, 32), 1, range(32, 64)), nodes);
+        CpuAffinity one = CpuAffinity.read(files);
+        // bound to one CPU on node 1 while its GPU is on node 0: the GPU's node, which also ends the far binding
+        CpuAffinity.Widening w = one.widenedTo(GPU_ON_NODE_0, nodes, online).orElseThrow();
+        assertEquals(range(0, 32), w.cpus());
+        assertEquals("NUMA node 0, where its GPU 0000:18:00.0 is", w.where());
+        w = one.widenedTo(null, nodes, online).orElseThrow();
+        assertEquals(range(32, 64), w.cpus(), "no GPU: the node of the CPU it has");
+        assertEquals("NUMA node 1, the node of the CPU it had", w.where());
+        assertEquals(online, one.widenedTo(null, Map.of(), online).orElseThrow().cpus(),
+                "no nodes listed: the machine's CPUs");
+        assertEquals(range(32, 64), one.widenedTo(GPU_ON_NODE_0, Map.of(0, List.of(7), 1, range(32, 64)), online)
+                .orElseThrow().cpus(), "a GPU node of one CPU is no better than the binding");
+        node(2, "64");
+        machine("64", "0-64");
+        assertEquals(range(0, 65), CpuAffinity.read(files).widenedTo(null, CpuAffinity.nodes(files),
+                CpuAffinity.onlineCpus(files)).orElseThrow().cpus(), "a node of one CPU: the machine's CPUs");
+        assertTrue(machine("2-3", "0-63").widenedTo(GPU_ON_NODE_0, nodes, online).isEmpty(), "two CPUs are enough");
+        assertTrue(machine("0", "0").widenedTo(null, Map.of(0, List.of(0)), List.of(0)).isEmpty(),
+                "nothing wider on a machine of one CPU");
+        assertTrue(new CpuAffinity(List.of(), 64, "unreadable").widenedTo(GPU_ON_NODE_0, nodes, online).isEmpty(),
+                "an unread mask is never widened");
+    }
+
+    private void node(int n, String cpus) throws IOException {
+        Files.createDirectories(root.resolve("sys/devices/system/node/node" + n));
+        Files.writeString(root.resolve("sys/devices/system/node/node" + n + "/cpulist"), cpus + "\n");
+    }
+
+    private static List<Integer> range(int from, int to) {
+        return java.util.stream.IntStream.range(from, to).boxed().toList();
+    }
+
+    @Test
     void ranksBoundToSharedCpusAreToldWhoTheyShareWith() {
         Map<Integer, List<Integer>> masks = Map.of(0, List.of(0, 1, 2, 3), 1, List.of(2, 3, 4, 5), 2,
                 List.of(6, 7), 3, List.copyOf(java.util.stream.IntStream.range(0, 16).boxed().toList()));
