@@ -3,8 +3,8 @@
  * buffers, for each size WARMUP calls, then ITERS calls launched back to back on one stream and one
  * synchronize; rank 0 prints the time per call and nccl-tests' algorithm and bus bandwidth. Runs forked
  * (`bw_bench allreduce N ...`) or under mpirun, one process each (ranks from OMPI_COMM_WORLD_*; rank 0
- * hands NCCL's unique id to the others through the file $BW_ID_FILE), so that it sees mpirun's CPU binding
- * as a jcoll rank does. NCCL's and CUDA's entry points are declared in nccl_bench.h so that it builds with gcc alone:
+ * hands NCCL's unique id to the others through the file $BW_ID_FILE; BW_DEVICE overrides the local rank's GPU),
+ * so that it sees mpirun's CPU binding as a jcoll rank does. NCCL's and CUDA's entry points are declared in nccl_bench.h so that it builds with gcc alone:
  *   gcc -O2 -o /tmp/bw_bench benchmarks/gpu/bw_bench.c -L/usr/local/cuda/lib64 -l:libnccl.so.2 -lcudart
  *   /tmp/bw_bench allreduce 2 64M 256M 2 5 20        (op, ranks when forked, min, max, factor, warm-up, iters)
  */
@@ -91,7 +91,8 @@ int main(int argc, char **argv) {
             if (fread(&id, sizeof id, 1, f) != 1) { fprintf(stderr, "short id file\n"); return 1; }
             fclose(f);
         }
-        run(rank, n, local ? atoi(local) : rank, id, argv);
+        const char *device = getenv("BW_DEVICE"); /* one GPU shared by ranks that NCCL_HOSTID sets apart */
+        run(rank, n, device ? atoi(device) : local ? atoi(local) : rank, id, argv);
         return 0;
     }
     int n = atoi(argv[2]);

@@ -33,15 +33,25 @@ public record JobReport(List<String> hosts, List<Finding> findings, List<Link> l
     }
 
     /**
-     * One direction between two hosts' data interfaces, as a short TCP exchange measured it.
+     * One direction between two hosts, as a short exchange measured it: TCP between their data interfaces, and
+     * where every node can run NCCL, NCCL's own send/recv between their GPUs (the network NCCL chose).
      *
      * @param from          the sending host
      * @param to            the receiving host
      * @param reachable     whether a connection was made
      * @param gbitPerSecond the bandwidth measured at the receiver (0 when unreachable)
      * @param note          why it is unreachable or incomplete; empty when the exchange went as planned
+     * @param path          what carried it: {@link #TCP}, or the transport's name ({@code "nccl"})
      */
-    public record Link(String from, String to, boolean reachable, double gbitPerSecond, String note) {
+    public record Link(String from, String to, boolean reachable, double gbitPerSecond, String note, String path) {
+
+        /** The path of the TCP exchange between data interfaces. */
+        public static final String TCP = "tcp";
+
+        /** A direction of the TCP exchange. */
+        public Link(String from, String to, boolean reachable, double gbitPerSecond, String note) {
+            this(from, to, reachable, gbitPerSecond, note, TCP);
+        }
     }
 
     /** {@return whether nothing was found wrong} */

@@ -27,7 +27,8 @@ import java.util.TreeMap;
  * ({@link JobChecks}), and names one process per host to measure the network between every pair of hosts
  * ({@link LinkTest}); then it writes the report to the store, where every rank reads it. Only the store is needed,
  * not a formed transport, so the doctor also runs where the transport cannot form. Every wait is bounded:
- * the whole run ends within {@link #bound(int)}.
+ * the whole run ends within {@link #bound}. Where every node can run NCCL, each pair of hosts is also tested over NCCL's
+ * own send/recv ({@link PairLinkTest}), the path such a job really takes between nodes.
  */
 final class JobDoctor {
 
@@ -61,10 +62,17 @@ final class JobDoctor {
         this.probeWait = probeWait;
     }
 
-    /** An upper bound of one run with {@code hosts} hosts (rank 0's waits, one round per host and some slack). */
-    static Duration bound(Duration probeWait, int hosts) {
+    /**
+     * An upper bound of one run with {@code hosts} hosts (rank 0's waits, one round per host and some slack), with
+     * the test over the job's own transport where {@code pairs} names one.
+     */
+    static Duration bound(Duration probeWait, int hosts, String pairs, Duration pairLimit) {
         Duration round = LinkTest.PAIR_LIMIT.plus(LinkTest.CONNECT).plusSeconds(2);
-        return probeWait.plus(round.multipliedBy(Math.max(1, hosts))).plusSeconds(5);
+        Duration tests = round.multipliedBy(Math.max(1, hosts));
+        if (pairs != null) {
+            tests = tests.plus(PairLinkTest.bound(hosts, pairLimit));
+        }
+        return probeWait.plus(tests).plusSeconds(5);
     }
 
     /**
@@ -98,17 +106,25 @@ final class JobDoctor {
         int me = plan.ranks().indexOf(rank);
         if (me >= 0) {
             LinkTest.run(store, me, plan.hosts(), dataAddress);
+            if (plan.pairs() != null) {
+                PairLinkTest.run(store, plan.pairs(), me, plan.hosts(), settings);
+            }
         }
         if (rank == 0) {
             // the rounds start together, so the others finish theirs within about one exchange of this rank
             long deadline = System.nanoTime() + LinkTest.PAIR_LIMIT.plusSeconds(1).toNanos();
-            LinkTest.Direction[][] d = LinkTest.results(store, plan.hosts().size(), deadline);
-            JobReport report = compose(gathered, plan, d, Duration.ofNanos(System.nanoTime() - start));
+            LinkTest.Direction[][] d = LinkTest.results(store, LinkTest.KEYS, plan.hosts().size(), deadline);
+            LinkTest.Direction[][] p = null;
+            if (plan.pairs() != null) {
+                p = LinkTest.results(store, PairLinkTest.keys(plan.pairs()), plan.hosts().size(),
+                        System.nanoTime() + PairLinkTest.limit(settings).plusSeconds(2).toNanos());
+            }
+            JobReport report = compose(gathered, plan, d, p, Duration.ofNanos(System.nanoTime() - start));
             store.set("report", encode(report));
             waitForReaders();
             return report;
         }
-        Duration bound = bound(probeWait, plan.hosts().size());
+        Duration bound = bound(probeWait, plan.hosts().size(), plan.pairs(), PairLinkTest.limit(settings));
         byte[] raw = store.get("report", bound).orElseThrow(() -> new io.jcoll.exceptions.BootstrapException("doctor",
                 rank, 0, "rank 0 published no report within " + bound.toSeconds() + " s"));
         store.add("report/read", 1);
@@ -153,17 +169,29 @@ final class JobDoctor {
         return new Gathered(probes, unreadable, missing);
     }
 
-    /** The hosts in the order of their lowest rank, and the rank that tests each one's links. */
-    record Plan(List<String> hosts, List<Integer> ranks) {
+    /**
+     * The hosts in the order of their lowest rank, the rank that tests each one's links, and the job's own transport
+     * that is tested between them too ({@link PairLinkTest}), or null: it is tested where every node can run it.
+     */
+    record Plan(List<String> hosts, List<Integer> ranks, String pairs) {
+
+        private static final String PAIRS = "pairs ";
 
         static Plan of(java.util.SortedMap<Integer, NodeProbe> probes) {
             Map<String, Integer> first = new LinkedHashMap<>();
             probes.forEach((r, p) -> first.putIfAbsent(p.host(), r));
-            return new Plan(new ArrayList<>(first.keySet()), new ArrayList<>(first.values()));
+            String pairs = null;
+            for (String path : probes.get(probes.firstKey()).pairPaths()) {
+                if (first.size() > 1 && probes.values().stream().allMatch(p -> p.pairPaths().contains(path))) {
+                    pairs = path;
+                    break;
+                }
+            }
+            return new Plan(new ArrayList<>(first.keySet()), new ArrayList<>(first.values()), pairs);
         }
 
         byte[] encode() {
-            StringBuilder b = new StringBuilder();
+            StringBuilder b = new StringBuilder(pairs == null ? "" : PAIRS + pairs + "\n");
             for (int i = 0; i < hosts.size(); i++) {
                 b.append(ranks.get(i)).append(' ').append(hosts.get(i).replace('\n', ' ')).append('\n');
             }
@@ -173,20 +201,24 @@ final class JobDoctor {
         static Plan decode(byte[] raw) {
             List<String> hosts = new ArrayList<>();
             List<Integer> ranks = new ArrayList<>();
+            String pairs = null;
             for (String line : new String(raw, StandardCharsets.UTF_8).split("\n")) {
-                if (!line.isEmpty()) {
+                if (line.startsWith(PAIRS)) {
+                    pairs = line.substring(PAIRS.length());
+                } else if (!line.isEmpty()) {
                     String[] f = line.split(" ", 2);
                     ranks.add(Integer.parseInt(f[0]));
                     hosts.add(f[1]);
                 }
             }
-            return new Plan(hosts, ranks);
+            return new Plan(hosts, ranks, pairs);
         }
     }
 
     // ---- the report
 
-    private JobReport compose(Gathered g, Plan plan, LinkTest.Direction[][] d, Duration took) {
+    private JobReport compose(Gathered g, Plan plan, LinkTest.Direction[][] d, LinkTest.Direction[][] pairs,
+                              Duration took) {
         List<Finding> findings = new ArrayList<>();
         if (!g.missing().isEmpty()) {
             findings.add(new Finding("rank(s) " + g.missing() + " sent no probe within " + probeWait.toSeconds()
@@ -197,26 +229,78 @@ final class JobDoctor {
         g.unreadable().forEach((r, why) -> findings.add(new Finding("rank " + r + "'s probe could not be read: " + why,
                 "run the same jcoll version on every node", List.of())));
         findings.addAll(JobChecks.compare(g.probes()));
-        List<Link> links = new ArrayList<>();
-        for (int from = 0; from < d.length; from++) {
-            for (int to = 0; to < d.length; to++) {
-                if (from != to) {
-                    LinkTest.Direction x = d[from][to];
-                    links.add(new Link(plan.hosts().get(from), plan.hosts().get(to), x.reachable(), x.gbitPerSecond(), x.note()));
-                }
-            }
-        }
+        List<Link> links = new ArrayList<>(links(plan.hosts(), d, Link.TCP));
         findings.addAll(linkFindings(plan.hosts(), d));
+        if (pairs != null) {
+            links.addAll(links(plan.hosts(), pairs, plan.pairs()));
+            findings.addAll(pairFindings(plan.hosts(), pairs, plan.pairs()));
+        }
         String text = JobReportText.text(size, g, plan, links, findings, took);
         String json = JobReportText.json(size, g, plan, links, findings);
         return new JobReport(List.copyOf(plan.hosts()), List.copyOf(findings), List.copyOf(links), text, json);
     }
 
+    /** Each ordered pair's direction of one test as the report's links. */
+    private static List<Link> links(List<String> hosts, LinkTest.Direction[][] d, String path) {
+        List<Link> links = new ArrayList<>();
+        for (int from = 0; from < d.length; from++) {
+            for (int to = 0; to < d.length; to++) {
+                if (from != to) {
+                    LinkTest.Direction x = d[from][to];
+                    links.add(new Link(hosts.get(from), hosts.get(to), x.reachable(), x.gbitPerSecond(), x.note(), path));
+                }
+            }
+        }
+        return links;
+    }
+
+    /**
+     * How the findings of one test are worded: the TCP test of the data interfaces, or the exchange over the job's own
+     * transport. Pair texts take the pair ("node-1 and node-2") for {@code %s}.
+     */
+    record Wording(String nothing, String nothingFix, String slowHost, String slowHostFix, String noConnect,
+                   String noConnectFix, String stalled, String stalledFix, String slow, String slowFix) {
+    }
+
+    static final Wording TCP = new Wording(" exchanged nothing with any other host on its data interface",
+            "check that host's link (cable, 'ip link', 'ip route') and its firewall: the job's data ports must be open "
+                    + "between all nodes",
+            "'s link is slow with every other host",
+            "check that host's port: 'ethtool IFACE' (speed, duplex), 'ip -s link' (errors, drops), the cable and the "
+                    + "switch port",
+            "%s cannot connect on their data interfaces",
+            "open the job's ports between these two hosts (firewall, security group) and check the routes between them "
+                    + "('ip route get ADDRESS' on each)",
+            "the exchange between %s stalled",
+            "look for drops between these two hosts ('ip -s link', switch counters, MTU mismatch on the path)",
+            "the link between %s is slow",
+            "check the path between them: each port's speed ('ethtool'), errors ('ip -s link'), cables and switch "
+                    + "ports, shaping or policing on the way");
+
+    /** The findings of the test over the job's own transport ({@code path}: "nccl"), in that transport's terms. */
+    static List<Finding> pairFindings(List<String> hosts, LinkTest.Direction[][] d, String path) {
+        String name = path.equals("nccl") ? "NCCL" : path;
+        String debug = path.equals("nccl") ? "run one rank there with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: it "
+                + "names the network NCCL chose (NET/IB, or NET/Socket when it fell back) and why a connection failed; "
+                + "check that NCCL_SOCKET_IFNAME and NCCL_IB_HCA name interfaces that exist on every node, and that "
+                + "'jcoll doctor' on that node finds libibverbs, the adapter's provider and GPUDirect"
+                : "run one rank there with the transport's own debug output";
+        return findings(hosts, d, new Wording(" exchanged nothing with any other host over " + name, debug,
+                " is slow over " + name + " with every other host", debug, name + " between %s could not connect",
+                debug.replace("one rank there", "one rank on each"), "the " + name + " exchange between %s stalled",
+                debug.replace("one rank there", "one rank on each"), name + " between %s is slow",
+                debug.replace("one rank there", "one rank on each")));
+    }
+
     /**
      * Unreachable pairs, stalled exchanges, and directions far below the median between hosts; a host whose every
-     * pair is affected is named once as the host, not as each of its pairs.
+     * pair is affected is named once as the host, not as each of its pairs. The TCP test's findings.
      */
     static List<Finding> linkFindings(List<String> hosts, LinkTest.Direction[][] d) {
+        return findings(hosts, d, TCP);
+    }
+
+    private static List<Finding> findings(List<String> hosts, LinkTest.Direction[][] d, Wording w) {
         int n = hosts.size();
         List<Finding> findings = new ArrayList<>();
         double[] rates = java.util.stream.IntStream.range(0, n * n).filter(i -> i / n != i % n)
@@ -246,15 +330,12 @@ final class JobDoctor {
             }
             if (allBad) {
                 hostWide[h] = true;
-                findings.add(new Finding(hosts.get(h) + " exchanged nothing with any other host on its data interface ("
-                        + firstNote(d, h) + ")", "check that host's link (cable, 'ip link', 'ip route') and its firewall: "
-                        + "the job's data ports must be open between all nodes", List.of(hosts.get(h))));
+                findings.add(new Finding(hosts.get(h) + w.nothing() + " (" + firstNote(d, h) + ")", w.nothingFix(),
+                        List.of(hosts.get(h))));
             } else if (allSlowOrBad && anySlow(slow, h)) {
                 hostWide[h] = true;
-                findings.add(new Finding(hosts.get(h) + "'s link is slow with every other host: " + rates(hosts, d, h)
-                        + ", against a median of " + gbit(median) + " between hosts", "check that host's port: "
-                        + "'ethtool IFACE' (speed, duplex), 'ip -s link' (errors, drops), the cable and the switch port",
-                        List.of(hosts.get(h))));
+                findings.add(new Finding(hosts.get(h) + w.slowHost() + ": " + rates(hosts, d, h) + ", against a median of "
+                        + gbit(median) + " between hosts", w.slowHostFix(), List.of(hosts.get(h))));
             }
         }
         for (int a = 0; a < n; a++) {
@@ -266,18 +347,14 @@ final class JobDoctor {
                 String both = hosts.get(a) + " -> " + hosts.get(b) + ": " + describe(d[a][b]) + "; " + hosts.get(b)
                         + " -> " + hosts.get(a) + ": " + describe(d[b][a]);
                 if (!d[a][b].reachable() || !d[b][a].reachable()) {
-                    findings.add(new Finding(pair + " cannot connect on their data interfaces (" + both + ")",
-                            "open the job's ports between these two hosts (firewall, security group) and check the "
-                                    + "routes between them ('ip route get ADDRESS' on each)", List.of(hosts.get(a), hosts.get(b))));
-                } else if (bad[a][b] || bad[b][a]) {
-                    findings.add(new Finding("the exchange between " + pair + " stalled (" + both + ")",
-                            "look for drops between these two hosts ('ip -s link', switch counters, MTU mismatch on "
-                                    + "the path)", List.of(hosts.get(a), hosts.get(b))));
-                } else if (slow[a][b] || slow[b][a]) {
-                    findings.add(new Finding("the link between " + pair + " is slow (" + both + "), against a median of "
-                            + gbit(median) + " between hosts", "check the path between them: each port's speed "
-                            + "('ethtool'), errors ('ip -s link'), cables and switch ports, shaping or policing on the way",
+                    findings.add(new Finding(String.format(w.noConnect(), pair) + " (" + both + ")", w.noConnectFix(),
                             List.of(hosts.get(a), hosts.get(b))));
+                } else if (bad[a][b] || bad[b][a]) {
+                    findings.add(new Finding(String.format(w.stalled(), pair) + " (" + both + ")", w.stalledFix(),
+                            List.of(hosts.get(a), hosts.get(b))));
+                } else if (slow[a][b] || slow[b][a]) {
+                    findings.add(new Finding(String.format(w.slow(), pair) + " (" + both + "), against a median of "
+                            + gbit(median) + " between hosts", w.slowFix(), List.of(hosts.get(a), hosts.get(b))));
                 }
             }
         }
@@ -348,6 +425,7 @@ final class JobDoctor {
                 out.writeBoolean(l.reachable());
                 out.writeDouble(l.gbitPerSecond());
                 string(out, l.note());
+                string(out, l.path());
             }
             string(out, r.text());
             string(out, r.json());
@@ -375,7 +453,7 @@ final class JobDoctor {
             }
             List<Link> links = new ArrayList<>();
             for (int i = count(in); i > 0; i--) {
-                links.add(new Link(string(in), string(in), in.readBoolean(), in.readDouble(), string(in)));
+                links.add(new Link(string(in), string(in), in.readBoolean(), in.readDouble(), string(in), string(in)));
             }
             return new JobReport(List.copyOf(hosts), List.copyOf(findings), List.copyOf(links), string(in), string(in));
         } catch (IOException | RuntimeException e) {

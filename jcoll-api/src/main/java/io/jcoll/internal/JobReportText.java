@@ -40,25 +40,12 @@ final class JobReportText {
             b.append('\n');
         }
         if (plan.hosts().size() > 1) {
-            b.append("\nnetwork between hosts (Gbit/s, measured at the receiver over ")
-                    .append(LinkTest.WINDOW.toMillis()).append(" ms; x = unreachable, ! = incomplete):\n");
-            int width = Math.max(8, plan.hosts().stream().mapToInt(String::length).max().orElse(8) + 2);
-            b.append(String.format("  %-" + width + "s", "from \\ to"));
-            plan.hosts().forEach(h -> b.append(String.format("%" + width + "s", h)));
-            b.append('\n');
-            for (String from : plan.hosts()) {
-                b.append(String.format("  %-" + width + "s", from));
-                for (String to : plan.hosts()) {
-                    String cell = "-";
-                    for (Link l : links) {
-                        if (l.from().equals(from) && l.to().equals(to)) {
-                            cell = !l.reachable() ? "x" : String.format(Locale.ROOT, "%.2f%s", l.gbitPerSecond(),
-                                    l.note().isEmpty() ? "" : "!");
-                        }
-                    }
-                    b.append(String.format("%" + width + "s", cell));
-                }
-                b.append('\n');
+            matrix(b, plan.hosts(), links, Link.TCP, "network between hosts (Gbit/s, measured at the receiver over "
+                    + LinkTest.WINDOW.toMillis() + " ms; x = unreachable, ! = incomplete)");
+            if (plan.pairs() != null) {
+                matrix(b, plan.hosts(), links, plan.pairs(), (plan.pairs().equals("nccl") ? "NCCL" : plan.pairs())
+                        + " send/recv between hosts (Gbit/s, measured at the receiver; x = could not connect, "
+                        + "! = incomplete)");
             }
         }
         b.append("\nfindings: ").append(findings.isEmpty() ? "none: the nodes agree and every link is alike" : findings.size())
@@ -67,6 +54,29 @@ final class JobReportText {
             b.append("  ! ").append(f.problem()).append("\n    fix: ").append(f.fix()).append('\n');
         }
         return b.toString();
+    }
+
+    /** One test's links as a table, from each host (rows) to each (columns). */
+    private static void matrix(StringBuilder b, List<String> hosts, List<Link> links, String path, String title) {
+        b.append('\n').append(title).append(":\n");
+        int width = Math.max(8, hosts.stream().mapToInt(String::length).max().orElse(8) + 2);
+        b.append(String.format("  %-" + width + "s", "from \\ to"));
+        hosts.forEach(h -> b.append(String.format("%" + width + "s", h)));
+        b.append('\n');
+        for (String from : hosts) {
+            b.append(String.format("  %-" + width + "s", from));
+            for (String to : hosts) {
+                String cell = "-";
+                for (Link l : links) {
+                    if (l.path().equals(path) && l.from().equals(from) && l.to().equals(to)) {
+                        cell = !l.reachable() ? "x" : String.format(Locale.ROOT, "%.2f%s", l.gbitPerSecond(),
+                                l.note().isEmpty() ? "" : "!");
+                    }
+                }
+                b.append(String.format("%" + width + "s", cell));
+            }
+            b.append('\n');
+        }
     }
 
     static String json(int size, JobDoctor.Gathered g, JobDoctor.Plan plan, List<Link> links, List<Finding> findings) {
@@ -101,6 +111,7 @@ final class JobReportText {
             m.put("reachable", l.reachable());
             m.put("gbit_per_s", Math.round(l.gbitPerSecond() * 1000) / 1000.0);
             m.put("note", l.note());
+            m.put("path", l.path());
             ls.add(m);
         }
         doc.put("links", ls);

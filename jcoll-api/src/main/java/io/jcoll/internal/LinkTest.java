@@ -106,8 +106,12 @@ final class LinkTest {
         return partners;
     }
 
-    static String directionKey(int from, int to) {
-        return "links/dir/" + from + "-" + to;
+    /** Where the TCP test's results are kept in the store. */
+    static final String KEYS = "links/";
+
+    /** The store key of one direction's result, under a test's {@code prefix}. */
+    static String directionKey(String prefix, int from, int to) {
+        return prefix + "dir/" + from + "-" + to;
     }
 
     /**
@@ -123,20 +127,20 @@ final class LinkTest {
         } catch (IOException e) {
             for (int other = 0; other < hosts; other++) {
                 if (other != me) {
-                    store.set(directionKey(other, me), new Direction(false, 0, 0, names.get(me)
+                    store.set(directionKey(KEYS, other, me), new Direction(false, 0, 0, names.get(me)
                             + " could not listen on " + dataAddress.getHostAddress() + ": " + e.getMessage()).encode()
                             .getBytes(StandardCharsets.UTF_8));
                 }
             }
             return;
         }
-        store.set("links/endpoint/" + me, (dataAddress.getHostAddress() + " " + listener.getLocalPort())
+        store.set(KEYS + "endpoint/" + me, (dataAddress.getHostAddress() + " " + listener.getLocalPort())
                 .getBytes(StandardCharsets.UTF_8));
         LinkTest test = new LinkTest(store, me, names, listener);
         try {
             int[][] rounds = rounds(hosts);
             for (int r = 0; r < rounds.length; r++) {
-                test.meet(r);
+                meet(store, KEYS, r, hosts, PAIR_LIMIT.plus(CONNECT).plusSeconds(1));
                 int partner = rounds[r][me];
                 if (partner >= 0) {
                     if (me < partner) {
@@ -152,18 +156,18 @@ final class LinkTest {
         }
     }
 
-    /** Waits until every host has reached round {@code r}, for at most a round's length. */
-    private void meet(int r) {
-        String key = "links/round/" + r;
+    /** Waits until every host has reached round {@code r} of the test under {@code prefix}, for at most {@code most}. */
+    static void meet(Store store, String prefix, int r, int hosts, Duration most) {
+        String key = prefix + "round/" + r;
         if (store.add(key, 1) == hosts) {
             store.set(key + "/go", new byte[] {1});
         } else {
-            store.get(key + "/go", PAIR_LIMIT.plus(CONNECT).plusSeconds(1));
+            store.get(key + "/go", most);
         }
     }
 
     private void dial(int round, int partner) {
-        Optional<InetSocketAddress> endpoint = store.get("links/endpoint/" + partner, CONNECT)
+        Optional<InetSocketAddress> endpoint = store.get(KEYS + "endpoint/" + partner, CONNECT)
                 .map(b -> new String(b, StandardCharsets.UTF_8).split(" "))
                 .map(f -> new InetSocketAddress(f[0], Integer.parseInt(f[1])));
         if (endpoint.isEmpty()) {
@@ -279,7 +283,7 @@ final class LinkTest {
     }
 
     private void record(int from, int to, Direction d) {
-        store.set(directionKey(from, to), d.encode().getBytes(StandardCharsets.UTF_8));
+        store.set(directionKey(KEYS, from, to), d.encode().getBytes(StandardCharsets.UTF_8));
     }
 
     private static String reason(IOException e) {
@@ -294,14 +298,17 @@ final class LinkTest {
         }
     }
 
-    /** Every direction's result, waiting until {@code deadlineNanos} for those not yet written. */
-    static Direction[][] results(Store store, int hosts, long deadlineNanos) {
+    /**
+     * Every direction's result of the test under {@code prefix}, waiting until {@code deadlineNanos} for those not
+     * yet written.
+     */
+    static Direction[][] results(Store store, String prefix, int hosts, long deadlineNanos) {
         Direction[][] d = new Direction[hosts][hosts];
         for (int from = 0; from < hosts; from++) {
             for (int to = 0; to < hosts; to++) {
                 if (from != to) {
                     Duration wait = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
-                    d[from][to] = store.get(directionKey(from, to), wait).map(Direction::decode)
+                    d[from][to] = store.get(directionKey(prefix, from, to), wait).map(Direction::decode)
                             .orElse(new Direction(false, 0, 0, "no result came (the receiving host's doctor stopped?)"));
                 }
             }

@@ -48,6 +48,8 @@ record NodeProbe(Map<String, String> facts, List<String> warnings) {
     static final String SOCKET_BUFFERS = "socket_buffers";
     static final String CPUS = "cpus";
     static final String CPU_WARNING = "cpu_warning";
+    /** The exchanges over the job's own transport this process can run for the link test ({@link PairLinkTest}). */
+    static final String PAIR_PATHS = "pair_paths";
     private static final String WARNING = "warning";
 
     /** Past this a probe is refused: a node's facts are a few hundred bytes. */
@@ -90,6 +92,8 @@ record NodeProbe(Map<String, String> facts, List<String> warnings) {
         f.put(SOCKET_BUFFERS, l.socketBuffers());
         f.put(CPUS, m.cpus().problem() != null ? "unknown" : Integer.toString(m.cpus().allowed().size()));
         f.put(CPU_WARNING, m.cpus().warning(m.launcher()).map(Warning::toString).orElse(""));
+        List<String> pairs = PairLinkTest.usable(settings);
+        f.put(PAIR_PATHS, pairs.isEmpty() ? "-" : String.join(",", pairs));
         List<String> warnings = new ArrayList<>();
         NcclAdvisor.advise(m, settings).warnings().stream()
                 .filter(w -> !w.toString().equals(f.get(CPU_WARNING))) // reported per rank, not per node
@@ -118,6 +122,12 @@ record NodeProbe(Map<String, String> facts, List<String> warnings) {
 
     String host() {
         return facts.get(HOST);
+    }
+
+    /** The exchanges over the job's own transport this node's process could run; empty for none. */
+    List<String> pairPaths() {
+        String v = get(PAIR_PATHS);
+        return v.equals("-") ? List.of() : List.of(v.split(","));
     }
 
     // ---- codec

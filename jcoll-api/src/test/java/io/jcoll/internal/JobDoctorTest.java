@@ -161,7 +161,7 @@ class JobDoctorTest {
                 "same jcoll version");
         assertEquals(List.of("node-0", "node-1"), report.hosts());
         assertEquals(2, report.links().size());
-        assertTrue(seconds < JobDoctor.bound(Duration.ofSeconds(3), 2).toSeconds(), "took " + seconds + " s");
+        assertTrue(seconds < JobDoctor.bound(Duration.ofSeconds(3), 2, null, PairLinkTest.PAIR_LIMIT).toSeconds(), "took " + seconds + " s");
         assertEquals(report.text(), reports.get(1).text());
     }
 
@@ -213,7 +213,80 @@ class JobDoctorTest {
                 || f.problem().contains("exchanged nothing"))), report.text());
         assertTrue(report.findings().stream().noneMatch(f -> f.hosts().equals(List.of("node-0", "node-1"))),
                 "the pair of working hosts is fine: " + report.text());
-        assertTrue(seconds < JobDoctor.bound(Duration.ofSeconds(3), 3).toSeconds(), "took " + seconds + " s");
+        assertTrue(seconds < JobDoctor.bound(Duration.ofSeconds(3), 3, null, PairLinkTest.PAIR_LIMIT).toSeconds(), "took " + seconds + " s");
+    }
+
+    /** Nodes that can all run the job's own transport (the in-memory stand-in for NCCL), one of them in {@code mode}. */
+    private static List<JobReport> pairDoctor(int hosts, int odd, String mode) throws Exception {
+        int port = freePort();
+        return ranks(hosts, r -> {
+            return doctor(node(r, hosts, port, "node-" + r, "roce-cx6-mtu9000")
+                    .with(MemoryPairExchange.MODE, r == odd ? mode : "ok").with(PairLinkTest.LIMIT_SETTING, "3s"));
+        });
+    }
+
+    @Test
+    void everyPairIsAlsoTestedOverTheJobsOwnTransport() throws Exception {
+        List<JobReport> reports = pairDoctor(4, -1, "ok");
+        JobReport report = reports.get(0);
+        assertEquals(report.text(), reports.get(3).text());
+        List<JobReport.Link> nccl = report.links().stream().filter(l -> l.path().equals("nccl")).toList();
+        assertEquals(12, nccl.size(), report.text());
+        assertEquals(12, report.links().stream().filter(l -> l.path().equals(JobReport.Link.TCP)).count());
+        for (int a = 0; a < 4; a++) {
+            for (int b = 0; b < 4; b++) {
+                String from = "node-" + a;
+                String to = "node-" + b;
+                assertEquals(a == b ? 0 : 1, nccl.stream().filter(l -> l.from().equals(from) && l.to().equals(to)
+                        && l.reachable() && l.gbitPerSecond() > 0 && l.note().isEmpty()).count(), report.text());
+            }
+        }
+        assertTrue(report.text().contains("NCCL send/recv between hosts (Gbit/s"), report.text());
+        assertTrue(report.json().contains("\"path\": \"nccl\""), report.json());
+        assertTrue(report.findings().stream().noneMatch(f -> f.problem().contains("NCCL")), report.text());
+    }
+
+    @Test
+    void aNodeWhoseTransportCannotConnectIsNamedAndItsTcpLinksAreNot() throws Exception {
+        long start = System.nanoTime();
+        JobReport report = pairDoctor(3, 2, "refuse").get(0);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        JobReport.Finding f = finding(report, "node-2 exchanged nothing with any other host over NCCL",
+                "this node's network refused", "NCCL_DEBUG=INFO");
+        assertEquals(List.of("node-2"), f.hosts());
+        assertTrue(report.findings().stream().noneMatch(x -> x != f && x.hosts().contains("node-2")),
+                "TCP between the same hosts is fine: " + report.text());
+        assertTrue(report.links().stream().filter(l -> l.path().equals("nccl") && !l.from().equals("node-2")
+                && !l.to().equals("node-2")).allMatch(l -> l.reachable() && l.gbitPerSecond() > 0), report.text());
+        assertTrue(seconds < JobDoctor.bound(Duration.ofSeconds(3), 3, "nccl", Duration.ofSeconds(3)).toSeconds(),
+                "took " + seconds + " s");
+    }
+
+    @Test
+    void aTransportThatHangsPastItsDeadlineIsNamedWithinTheBound() throws Exception {
+        long start = System.nanoTime();
+        JobReport report = pairDoctor(3, 1, "hang").get(0);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        JobReport.Finding f = finding(report, "node-1 exchanged nothing with any other host over NCCL");
+        assertEquals(List.of("node-1"), f.hosts());
+        assertTrue(report.links().stream().anyMatch(l -> l.path().equals("nccl") && l.note().contains(
+                "did not end within 3 s")), report.text());
+        assertTrue(report.links().stream().anyMatch(l -> l.path().equals("nccl") && l.note().contains(
+                "still receiving at the deadline")), report.text());
+        assertEquals(1, report.findings().size(), report.text());
+        assertTrue(seconds < JobDoctor.bound(Duration.ofSeconds(3), 3, "nccl", Duration.ofSeconds(3)).toSeconds(),
+                "took " + seconds + " s");
+    }
+
+    @Test
+    void theTransportIsTestedOnlyWhereEveryNodeCanRunIt() throws Exception {
+        int port = freePort();
+        JobReport report = ranks(3, r -> {
+            Settings s = node(r, 3, port, "node-" + r, "roce-cx6-mtu9000");
+            return doctor(r == 1 ? s : s.with(MemoryPairExchange.MODE, "ok"));
+        }).get(0);
+        assertTrue(report.links().stream().allMatch(l -> l.path().equals(JobReport.Link.TCP)), report.text());
+        assertTrue(!report.text().contains("NCCL send/recv"), report.text());
     }
 
     @Test
