@@ -18,6 +18,9 @@ import java.util.List;
  * listening sockets too.
  * With {@code mismatch}, no rank halts: rank 1 calls broadcast where the others
  * call AllReduce, which NCCL itself cannot notice ({@code JCOLL_DEBUG=check} does).
+ * With {@code abort}, rank 1 calls {@code comm.abort(reason)} from another thread 50 ms in; with
+ * {@code abort-child} the loop runs on a sub-communicator of every rank and rank 1 aborts the parent, which must end
+ * the child's calls too.
  */
 public final class FailureDrill {
 
@@ -30,10 +33,13 @@ public final class FailureDrill {
         boolean mismatch = args.length > 0 && args[0].equals("mismatch");
         boolean cut = args.length > 0 && args[0].startsWith("cut");
         boolean listenersToo = args.length > 0 && args[0].equals("cut-all");
-        int victim = external || mismatch || cut ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        boolean abort = args.length > 0 && args[0].startsWith("abort");
+        boolean child = args.length > 0 && args[0].equals("abort-child");
+        int victim = external || mismatch || cut || abort ? -1 : args.length > 0 ? Integer.parseInt(args[0]) : 1;
         Perf.becomeRanks(2, FailureDrill.class, List.of(args.length > 0 ? args[0] : Integer.toString(victim)),
                 Duration.ofSeconds(120));
-        try (Communicator comm = Jcoll.fromEnvironment()) {
+        try (Communicator parent = Jcoll.fromEnvironment();
+             Communicator comm = child ? parent.split(0, parent.rank()).orElseThrow() : parent) {
             boolean device = comm.transport().name().equals("nccl");
             Layout.Arenas arenas = Perf.arenas(comm, 64 << 20, io.jcoll.DataType.FLOAT32, device);
             Layout l = Layout.of(Collective.ALLREDUCE, arenas, io.jcoll.DataType.FLOAT32, 16 << 20, comm.rank(),
@@ -45,6 +51,13 @@ public final class FailureDrill {
             if (cut && comm.rank() == 1) {
                 fiftyMillisIn(() -> System.out.println("rank 1 shut down its " + (listenersToo ? "" : "connected ")
                         + "sockets: " + Sockets.shutDown(listenersToo) + " at=" + System.currentTimeMillis()));
+            }
+            if (abort && comm.rank() == 1) {
+                fiftyMillisIn(() -> {
+                    System.out.println("rank 1 aborts " + (child ? "the parent" : "its communicator") + " at="
+                            + System.currentTimeMillis());
+                    parent.abort("the drill's rank 1 gave up");
+                });
             }
             if (comm.rank() == victim) {
                 fiftyMillisIn(() -> Runtime.getRuntime().halt(42));
@@ -66,8 +79,20 @@ public final class FailureDrill {
             } catch (JcollException e) {
                 System.out.printf("CAUGHT %s peer=%d after %.2f s at=%d: %s%n", e.getClass().getSimpleName(), e.peer(),
                         (System.nanoTime() - start) / 1e9, System.currentTimeMillis(), e.getMessage());
+                if (abort && comm.rank() == 1) {
+                    // alive 3 s more: a peer that learns sooner learned of the abort, not of this process's end
+                    sleepQuietly(3000);
+                }
                 System.exit(7);
             }
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The store's record of ranks whose processes ended. Every rank keeps its store connection open for the
+ * The store's record of ranks whose processes ended, or that aborted their communicator. Every rank keeps its store connection open for the
  * whole job, so the kernel closes it the moment the process dies, whatever killed it; the store notes the
  * end of a connection whose rank never said it was leaving ({@link StoreProtocol#LEAVE}) as a death. That is
  * how ranks learn of a dead peer on transports that do not notice one themselves (NCCL over NVLink waits for
@@ -25,7 +25,12 @@ public final class Departures {
         /** Its store connection ended without its saying it was leaving: killed, crashed, or exited without close(). */
         DIED,
         /** It closed every communicator in order. */
-        LEFT
+        LEFT,
+        /**
+         * It aborted its communicator ({@code comm.abort()}): alive, but its calls will never come, so its peers end
+         * theirs now rather than at their timeout.
+         */
+        ABORTED
     }
 
     /** One record. */

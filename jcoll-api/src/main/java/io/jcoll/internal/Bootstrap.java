@@ -201,6 +201,9 @@ public final class Bootstrap {
                     trace);
             if (watch != null) {
                 watch.start(comm::peerDeparted);
+                int me = rank;
+                comm.announceAbortsWith(reason -> io.jcoll.bootstrap.Departures.record(store, me,
+                        io.jcoll.bootstrap.Departures.Kind.ABORTED, reason));
             }
             return comm;
         } catch (IOException | StoreClient.StoreUnreachableException e) {

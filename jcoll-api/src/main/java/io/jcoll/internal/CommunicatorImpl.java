@@ -70,6 +70,7 @@ public final class CommunicatorImpl implements Communicator {
     private final CommunicatorImpl parent;                  // null for a communicator formed by bootstrap
     private final int[] members;                            // this communicator's ranks in the parent's; null without one
     private final Set<CommunicatorImpl> children = ConcurrentHashMap.newKeySet();
+    private volatile java.util.function.Consumer<String> abortNotice; // null: the transport tells peers itself
     private final JobDoctor.Context doctor;                 // what the job-wide doctor needs here; null without bootstrap
     private final TraceConfig trace;
     private final FlightRecorder recorder;
@@ -372,12 +373,37 @@ public final class CommunicatorImpl implements Communicator {
         abort("comm.abort() was called on rank " + rank);
     }
 
+    /**
+     * Where the transport does not tell peers of an abort itself (NCCL, MPI: the ranks that run a
+     * {@link DepartureWatch}), {@code notice} tells them through the rendezvous store. Only the job's own
+     * communicator announces: departures are the job's, and aborting it aborts every communicator split from it.
+     */
+    void announceAbortsWith(java.util.function.Consumer<String> notice) {
+        this.abortNotice = notice;
+    }
+
     @Override
     public void abort(String reason) {
         CommunicatorClosedException why = new CommunicatorClosedException("abort", rank, rank, reason
                 + (parent == null ? "" : " (of a sub-communicator, or on its parent)"));
-        if (!closed && failure == null) {
+        boolean first = !closed && failure == null;
+        if (first) {
             writeTrace(why); // before the children's aborts, so that the file says what was aborted here
+        }
+        java.util.function.Consumer<String> notice = abortNotice;
+        if (first && notice != null) {
+            // on a thread of its own: this rank's calls must end now, not after a store round trip that a
+            // communicator thread blocked in the store could hold up
+            Thread t = new Thread(() -> {
+                try {
+                    notice.accept(reason);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "rank " + rank + ": the store did not take the abort notice ("
+                            + e.getMessage() + "); peers then learn at their timeout");
+                }
+            }, "jcoll-abort-notice-rank" + rank);
+            t.setDaemon(true);
+            t.start();
         }
         for (CommunicatorImpl child : children) {
             child.abort(reason);

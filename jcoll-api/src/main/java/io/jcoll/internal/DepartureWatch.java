@@ -98,8 +98,10 @@ final class DepartureWatch implements AutoCloseable {
                 hostLeft |= gone.rank() == 0;
                 continue;
             }
-            report(gone.rank(), "rank " + gone.rank() + " is gone (at " + CLOCK.format(Instant.ofEpochMilli(
-                    gone.epochMillis())) + "): " + gone.account());
+            String at = CLOCK.format(Instant.ofEpochMilli(gone.epochMillis()));
+            report(gone.rank(), gone.kind() == Departures.Kind.ABORTED
+                    ? "rank " + gone.rank() + " aborted its communicator (at " + at + "): " + gone.account()
+                    : "rank " + gone.rank() + " is gone (at " + at + "): " + gone.account());
             return; // the communicator has failed; what happens next is its own end
         }
     }

@@ -131,6 +131,48 @@ class DepartureWatchTest {
         }
     }
 
+    /**
+     * A rank that aborts its communicator stays alive, so no connection closes: its abort goes through the store,
+     * and a peer waiting on a transport that would not notice (NCCL over NVLink) ends its call within a second,
+     * naming it and its reason.
+     */
+    @Test
+    void anAbortIsNamedByThePeersWithinASecond() throws Exception {
+        try (StoreServer server = new StoreServer(new InetSocketAddress("127.0.0.1", 0), TOKEN)) {
+            Process two = member(server, 2);
+            Waiting transport = new Waiting();
+            Communicator comm = rankZero(server, transport);
+            StoreClient client = StoreClient.connect(
+                    new InetSocketAddress("127.0.0.1", server.port()), TOKEN, 1, 3, Duration.ofSeconds(10));
+            CommunicatorImpl one = new CommunicatorImpl(1, 3, 0, 0, INFO, TIMEOUT, new Waiting(), client, client);
+            one.announceAbortsWith(reason -> Departures.record(client, 1, Departures.Kind.ABORTED,
+                    reason));
+            CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> {
+                try {
+                    comm.allReduce(HostBuffer.of(new float[7]), ReduceOp.SUM);
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            Thread.sleep(300);
+            long aborted = System.nanoTime();
+            one.abort("rank 1's training loop gave up");
+            Throwable e = call.get(10, TimeUnit.SECONDS);
+            double seconds = (System.nanoTime() - aborted) / 1e9;
+            PeerFailureException failure = assertInstanceOf(PeerFailureException.class, e, String.valueOf(e));
+            assertEquals(1, failure.peer(), failure.getMessage());
+            assertTrue(failure.getMessage().contains("rank 1 aborted its communicator (at "), failure.getMessage());
+            assertTrue(failure.getMessage().contains("rank 1's training loop gave up"), failure.getMessage());
+            assertTrue(seconds < 1.0, "named " + seconds + " s after the abort; JCOLL_TIMEOUT is 60 s");
+            one.abort("again"); // a second abort announces nothing more
+            assertTrue(transport.aborted, "rank 0's transport was aborted so that its call could end");
+            one.close();
+            comm.close();
+            two.destroyForcibly();
+        }
+    }
+
     @Test
     void rankZerosDeathIsSeenByTheOthersThroughTheirWatchConnection() throws Exception {
         StoreServer server = new StoreServer(new InetSocketAddress("127.0.0.1", 0), TOKEN);
