@@ -311,8 +311,10 @@ final class TcpLink implements PointToPoint {
 
     private PeerFailureException endOfStream(Connection c) {
         c.broken = true;
+        // an abort mid-transfer cannot send its reason over a half-written frame, so it ends the stream too
         return new PeerFailureException(operation, rank, c.peer, "rank " + c.peer + " closed its connection "
-                + "without saying goodbye: its process exited, crashed or was killed, or the connection was cut");
+                + "without saying goodbye: its process exited, crashed or was killed, it aborted the communicator "
+                + "mid-transfer, or the connection was cut");
     }
 
     private PeerFailureException failed(Connection c, IOException e) {
@@ -324,7 +326,7 @@ final class TcpLink implements PointToPoint {
         }
         return new PeerFailureException(operation, rank, c.peer, "the connection to rank " + c.peer + " failed ("
                 + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
-                + "): the connection was reset, or its process died", e);
+                + "): the connection was reset, its process died, or it aborted the communicator", e);
     }
 
     /**
@@ -414,7 +416,7 @@ final class TcpLink implements PointToPoint {
     void abort(Throwable cause) {
         int failedRank = cause instanceof JcollException j && j.peer() >= 0 ? j.peer() : rank;
         String text = cause instanceof JcollException j && j.peer() >= 0 ? "seen by rank " + rank + ": " + cause.getMessage()
-                : String.valueOf(cause.getMessage());
+                : cause.getMessage() != null ? cause.getMessage() : cause.toString(); // never a bare "null" to the peers
         byte[] reason = truncate(text.getBytes(StandardCharsets.UTF_8));
         for (Connection c : connections) {
             if (c == null) {

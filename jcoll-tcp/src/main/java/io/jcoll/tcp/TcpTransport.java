@@ -336,7 +336,7 @@ final class TcpTransport implements Transport {
                 Thread.currentThread().interrupt();
                 first.compareAndSet(null, new JcollException(call.operation().label(), link.rank(), JcollException.NONE,
                         "interrupted while the TCP channels ran " + call.describe(), e));
-                abortChannels(e);
+                abortChannels(first.get()); // the peers read this rank's account, not a bare interruption
             }
         }
         if (first.get() != null) {
