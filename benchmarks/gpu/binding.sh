@@ -13,10 +13,7 @@ socket_path 4
   step "mpirun default binding, C allreduce"
   socket_mpi "" /tmp/bw_bench allreduce "$N" $(c_sizes)
   for round in $(seq "$ROUNDS"); do
-    step "round $round: mpirun --bind-to none -np $N ./jcoll perf allreduce (README)"
-    socket_mpi "--bind-to none" ./jcoll perf allreduce "${SIZES[@]}" | socket_rows
-    step "round $round: mpirun --bind-to none, C allreduce"
-    socket_mpi "--bind-to none" /tmp/bw_bench allreduce "$N" $(c_sizes)
+    socket_readme_round "$round"
     step "round $round: mpirun -np $N ./jcoll perf allreduce (default binding: widened)"
     socket_mpi "" ./jcoll perf allreduce "${SIZES[@]}" | socket_rows
   done

@@ -18,10 +18,7 @@ socket_path 3
     socket_mpi "" /tmp/bw_bench allreduce "$N" $(c_sizes)
   fi
   for round in $(seq "$ROUNDS"); do
-    step "round $round: mpirun --bind-to none -np $N ./jcoll perf allreduce (README)"
-    socket_mpi "--bind-to none" ./jcoll perf allreduce "${SIZES[@]}" | socket_rows
-    step "round $round: mpirun --bind-to none, C allreduce"
-    socket_mpi "--bind-to none" /tmp/bw_bench allreduce "$N" $(c_sizes)
+    socket_readme_round "$round"
     for op in allreduce alltoall; do
       step "round $round: jcoll launch, $op, jcoll's default interface choice"
       timeout 150 ./jcoll perf $op -n "$N" "${SIZES[@]}" | socket_rows

@@ -31,6 +31,13 @@ socket_path() {
 }
 c_sizes() { echo "64M 256M 2 3 $ITERS"; }
 socket_rows() { grep -E "^(\[0\])? *[0-9]+ +[0-9]+ +float|network|WARNING: rank|widened|Exception" | cut -c1-400; }
+# one round's README command (mpirun --bind-to none ./jcoll perf allreduce) and the C loop under the same mpirun
+socket_readme_round() {
+  step "round $1: mpirun --bind-to none -np $N ./jcoll perf allreduce (README)"
+  socket_mpi "--bind-to none" ./jcoll perf allreduce "${SIZES[@]}" | socket_rows
+  step "round $1: mpirun --bind-to none, C allreduce"
+  socket_mpi "--bind-to none" /tmp/bw_bench allreduce "$N" $(c_sizes)
+}
 socket_mpi() {
   local bind=$1; shift
   export BW_ID_FILE=/tmp/bw_bench.$$.$RANDOM.id

@@ -91,6 +91,18 @@ class DepartureWatchTest {
         return p;
     }
 
+    /** An AllReduce on its own thread: what it threw, or null once it returned. */
+    private static CompletableFuture<Throwable> pendingAllReduce(Communicator comm) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                comm.allReduce(HostBuffer.of(new float[7]), ReduceOp.SUM);
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+    }
+
     /** Rank 0's communicator, hosting the store, with a watcher as Bootstrap starts one. */
     private static Communicator rankZero(StoreServer server, Waiting transport) {
         DepartureWatch watch = new DepartureWatch(server.local(), null, 0);
@@ -106,14 +118,7 @@ class DepartureWatchTest {
             Process two = member(server, 2);
             Waiting transport = new Waiting();
             Communicator comm = rankZero(server, transport);
-            CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> {
-                try {
-                    comm.allReduce(HostBuffer.of(new float[7]), ReduceOp.SUM);
-                    return null;
-                } catch (Throwable t) {
-                    return t;
-                }
-            });
+            CompletableFuture<Throwable> call = pendingAllReduce(comm);
             Thread.sleep(300);
             long killed = System.nanoTime();
             two.destroyForcibly(); // SIGKILL: no goodbye, no shutdown hook
@@ -147,14 +152,7 @@ class DepartureWatchTest {
             CommunicatorImpl one = new CommunicatorImpl(1, 3, 0, 0, INFO, TIMEOUT, new Waiting(), client, client);
             one.announceAbortsWith(reason -> Departures.record(client, 1, Departures.Kind.ABORTED,
                     reason));
-            CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> {
-                try {
-                    comm.allReduce(HostBuffer.of(new float[7]), ReduceOp.SUM);
-                    return null;
-                } catch (Throwable t) {
-                    return t;
-                }
-            });
+            CompletableFuture<Throwable> call = pendingAllReduce(comm);
             Thread.sleep(300);
             long aborted = System.nanoTime();
             one.abort("rank 1's training loop gave up");
