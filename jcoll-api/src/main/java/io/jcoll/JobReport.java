@@ -47,11 +47,6 @@ public record JobReport(List<String> hosts, List<Finding> findings, List<Link> l
 
         /** The path of the TCP exchange between data interfaces. */
         public static final String TCP = "tcp";
-
-        /** A direction of the TCP exchange. */
-        public Link(String from, String to, boolean reachable, double gbitPerSecond, String note) {
-            this(from, to, reachable, gbitPerSecond, note, TCP);
-        }
     }
 
     /** {@return whether nothing was found wrong} */

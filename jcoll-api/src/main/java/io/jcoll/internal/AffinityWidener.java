@@ -97,12 +97,8 @@ final class AffinityWidener {
 
     private static List<Integer> mask(Path status) {
         try {
-            for (String line : Files.readAllLines(status, StandardCharsets.UTF_8)) {
-                if (line.startsWith("Cpus_allowed_list:")) {
-                    return CpuAffinity.parseList(line.substring("Cpus_allowed_list:".length()));
-                }
-            }
-            return null;
+            return CpuAffinity.allowedListIn(Files.readAllLines(status, StandardCharsets.UTF_8))
+                    .map(CpuAffinity::parseList).orElse(null);
         } catch (IOException | RuntimeException e) {
             return null;
         }

@@ -75,7 +75,8 @@ final class CpuPlacement {
         if (target.isEmpty()) {
             return;
         }
-        String was = "this process was bound to " + describe(mine.allowed()) + " of the machine's " + mine.online()
+        String was = "this process was bound to " + CpuAffinity.describe(mine.allowed()) + " of the machine's "
+                + mine.online()
                 + (launcher.name().equals("none") ? "" : " (under " + launcher.name() + ")")
                 + ", where a JVM running collectives starves";
         String fix = "give each rank several CPUs at the launcher, which also sizes the JVM's own threads for them: "
@@ -86,10 +87,6 @@ final class CpuPlacement {
                 + CpuAffinity.ranges(outcome.now()) : "; jcoll could not widen it to CPUs "
                 + CpuAffinity.ranges(target.get().cpus())) + " (" + target.get().where() + ")"
                 + (widened ? "." : ": " + outcome.problem() + "."), fix);
-    }
-
-    private static String describe(List<Integer> cpus) {
-        return cpus.size() == 1 ? "1 CPU (CPU " + cpus.get(0) + ")" : cpus.size() + " CPUs (" + CpuAffinity.ranges(cpus) + ")";
     }
 
     /** This rank's mask as the kernel writes a CPU list, or empty where it could not be read. */

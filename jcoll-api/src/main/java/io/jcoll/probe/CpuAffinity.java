@@ -31,12 +31,7 @@ public record CpuAffinity(List<Integer> allowed, int online, String problem) {
     /** Reads this process's mask and the online CPUs under {@code files}' root. */
     public static CpuAffinity read(SystemFiles files) {
         int online = onlineCpus(files).size();
-        String mask = null;
-        for (String line : files.lines("/proc/self/status")) {
-            if (line.startsWith("Cpus_allowed_list:")) {
-                mask = line.substring("Cpus_allowed_list:".length()).trim();
-            }
-        }
+        String mask = allowedListIn(files.lines("/proc/self/status")).orElse(null);
         if (mask == null) {
             return new CpuAffinity(List.of(), online, "/proc/self/status has no Cpus_allowed_list (unreadable, "
                     + "empty, or not Linux)");
@@ -46,6 +41,22 @@ public record CpuAffinity(List<Integer> allowed, int online, String problem) {
             return new CpuAffinity(List.of(), online, "Cpus_allowed_list '" + mask + "' is not a CPU list");
         }
         return new CpuAffinity(allowed, online, null);
+    }
+
+    /** The CPU list a {@code status} file's lines give ({@code Cpus_allowed_list}), as written; empty for none. */
+    public static Optional<String> allowedListIn(List<String> statusLines) {
+        String mask = null;
+        for (String line : statusLines) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                mask = line.substring("Cpus_allowed_list:".length()).trim();
+            }
+        }
+        return Optional.ofNullable(mask);
+    }
+
+    /** {@code "1 CPU (CPU 5)"} or {@code "4 CPUs (0-3)"}. */
+    public static String describe(List<Integer> cpus) {
+        return cpus.size() == 1 ? "1 CPU (CPU " + cpus.get(0) + ")" : cpus.size() + " CPUs (" + ranges(cpus) + ")";
     }
 
     /**
@@ -83,8 +94,7 @@ public record CpuAffinity(List<Integer> allowed, int online, String problem) {
         if (problem != null || allowed.size() >= ENOUGH || online <= allowed.size()) {
             return Optional.empty();
         }
-        return Optional.of(new Warning("this process may run on " + (allowed.size() == 1 ? "1 CPU (CPU "
-                + allowed.get(0) + ")" : allowed.size() + " CPUs " + allowed) + " of the machine's " + online
+        return Optional.of(new Warning("this process may run on " + describe(allowed) + " of the machine's " + online
                 + ": a JVM running collectives starves there (its garbage collector and compiler threads, jcoll's "
                 + "threads, NCCL's proxy and socket threads share the core); measured on 2x H200, NCCL's socket path "
                 + "reached 0.42 GB/s or nothing in 100 s where 3.55-3.63 GB/s is possible.", fixFor(launcher)
