@@ -37,15 +37,14 @@ final class AffinityWidener {
     /** Widens every thread to {@code target}; threads started meanwhile are caught by a second pass. */
     static Outcome widen(List<Integer> target) {
         String list = CpuAffinity.ranges(target);
-        String failed = null;
+        List<Integer> now = List.of();
         for (int pass = 0; pass < 2; pass++) {
-            failed = taskset(list);
-            List<Integer> now = narrowestThread();
+            String failed = taskset(list);
+            now = narrowestThread();
             if (failed != null || now.containsAll(target)) {
                 return new Outcome(now, failed);
             }
         }
-        List<Integer> now = narrowestThread();
         return new Outcome(now, "the kernel kept CPUs " + CpuAffinity.ranges(now) + " of the " + list + " asked for "
                 + "(a cpuset, such as a container's or the batch system's cgroup, allows no more)");
     }

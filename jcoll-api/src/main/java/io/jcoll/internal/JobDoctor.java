@@ -285,11 +285,10 @@ final class JobDoctor {
                 + "check that NCCL_SOCKET_IFNAME and NCCL_IB_HCA name interfaces that exist on every node, and that "
                 + "'jcoll doctor' on that node finds libibverbs, the adapter's provider and GPUDirect"
                 : "run one rank there with the transport's own debug output";
+        String onEach = debug.replace("one rank there", "one rank on each"); // a pair's fix: both hosts
         return findings(hosts, d, new Wording(" exchanged nothing with any other host over " + name, debug,
                 " is slow over " + name + " with every other host", debug, name + " between %s could not connect",
-                debug.replace("one rank there", "one rank on each"), "the " + name + " exchange between %s stalled",
-                debug.replace("one rank there", "one rank on each"), name + " between %s is slow",
-                debug.replace("one rank there", "one rank on each")));
+                onEach, "the " + name + " exchange between %s stalled", onEach, name + " between %s is slow", onEach));
     }
 
     /**

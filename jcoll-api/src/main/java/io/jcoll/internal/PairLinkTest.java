@@ -147,8 +147,9 @@ final class PairLinkTest {
             }
             token = java.util.Arrays.copyOfRange(raw.get(), 1, raw.get().length);
         }
-        long[] bytes = {volume(store, side == 0 ? me : partner, side == 0 ? partner : me),
-                volume(store, side == 0 ? partner : me, side == 0 ? me : partner)};
+        int low = Math.min(me, partner);
+        int high = Math.max(me, partner);
+        long[] bytes = {volume(store, low, high), volume(store, high, low)}; // side 0 is the lower host
         long deadline = System.nanoTime() + limit.toNanos();
         Future<PairExchange.Received> f = worker.submit(() -> exchange.exchange(token, side, bytes, settings, deadline));
         try {

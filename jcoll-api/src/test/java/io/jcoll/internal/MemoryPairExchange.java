@@ -61,8 +61,17 @@ public final class MemoryPairExchange implements PairExchange {
         if (mode.equals("refuse")) {
             throw new IllegalStateException("ncclCommInitRankConfig failed: this node's network refused (a test)");
         }
-        Pair pair = PAIRS.computeIfAbsent(HexFormat.of().formatHex(token), k -> new Pair());
+        String key = HexFormat.of().formatHex(token);
+        Pair pair = PAIRS.computeIfAbsent(key, k -> new Pair());
         pair.joined.countDown();
+        try {
+            return move(pair, side, bytes, mode, deadlineNanos);
+        } finally {
+            PAIRS.remove(key, pair); // the first side to leave ends the pair: its partner holds its own reference
+        }
+    }
+
+    private static Received move(Pair pair, int side, long[] bytes, String mode, long deadlineNanos) throws Exception {
         if (!pair.joined.await(left(deadlineNanos), TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException("the other side never joined");
         }
