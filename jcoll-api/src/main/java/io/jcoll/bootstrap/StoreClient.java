@@ -183,14 +183,15 @@ public final class StoreClient implements Store {
             }
             return new Reply(status, payload);
         } catch (java.net.SocketTimeoutException e) {
-            broken = "it did not answer a request within " + (serverWaitMillis + slackMillis) + " ms (rank 0 "
-                    + "unreachable, or the network partitioned)";
+            broken = "it did not answer a request within " + (serverWaitMillis + slackMillis) + " ms (its holder, "
+                    + "rank 0 or node 0's jcoll launch, unreachable, or the network partitioned)";
             throw new StoreUnreachableException("rendezvous store at " + server + " " + broken + ", key '" + key + "'",
                     e);
         } catch (java.io.EOFException e) {
             broken = "it closed the connection";
             throw new StoreUnreachableException("rendezvous store at " + server + " closed the connection during key '"
-                    + key + "': rank 0 left the job or died", e);
+                    + key + "': its holder (rank 0, or node 0's jcoll launch in a job of several nodes) left or died",
+                    e);
         } catch (IOException e) {
             if (!(e instanceof Refused)) {
                 broken = "the connection failed: " + e; // an error the store answered with leaves the stream in step

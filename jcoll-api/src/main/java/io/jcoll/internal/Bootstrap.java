@@ -45,7 +45,15 @@ public final class Bootstrap {
      * where it carries rank 0's address), the rendezvous store (hosted here on rank 0), what closes it, and the
      * address peers reach this rank's data connections at.
      */
-    record Joined(JobConfig cfg, Store store, AutoCloseable rendezvous, InetAddress dataAddress) {
+    record Joined(JobConfig cfg, Store store, AutoCloseable rendezvous, InetAddress dataAddress, boolean hostsStore) {
+    }
+
+    /**
+     * Whether the store is held by node 0's {@code jcoll launch} (a job of several nodes: it outlives every rank),
+     * so that rank 0 reaches it as a client like the others instead of hosting it.
+     */
+    static boolean launcherHoldsStore(Settings settings) {
+        return settings.get("JCOLL_LAUNCHER_STORE").filter("1"::equals).isPresent();
     }
 
     /**
@@ -80,12 +88,14 @@ public final class Bootstrap {
         try {
             Store store;
             InetAddress advertise;
+            boolean hosts = false;
             if (cfg.size() == 1) {
                 store = new MemoryStore();
                 rendezvous = store;
                 advertise = InetAddress.getLoopbackAddress();
-            } else if (rank == 0) {
+            } else if (rank == 0 && !launcherHoldsStore(settings)) {
                 HostedStore hosted = hostedEarly != null ? hostedEarly : host(cfg);
+                hosts = true;
                 rendezvous = hosted;
                 store = hosted.server.local();
                 advertise = InetAddress.getByName(cfg.masterAddr());
@@ -96,7 +106,7 @@ public final class Bootstrap {
                 store = client;
                 advertise = client.localAddress();
             }
-            return new Joined(cfg, store, rendezvous, dataAddress(settings, advertise, rank));
+            return new Joined(cfg, store, rendezvous, dataAddress(settings, advertise, rank), hosts);
         } catch (IOException | StoreClient.StoreUnreachableException e) {
             closeQuietly(rendezvous);
             throw unreachable(rank, e);
@@ -185,9 +195,12 @@ public final class Bootstrap {
             LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " uses " + info);
             DepartureWatch watch = null;
             if (cfg.size() > 1 && !transport.detectsDeadPeers()) {
-                StoreClient own = rank == 0 ? null : StoreClient.connectWatcher(new InetSocketAddress(cfg.masterAddr(),
-                        cfg.masterPort()), cfg.token(), rank, cfg.size(), cfg.timeout());
-                watch = new DepartureWatch(rank == 0 ? store : own, own, rank); // rank 0: the hosted store itself
+                StoreClient own = joined.hostsStore() ? null : StoreClient.connectWatcher(new InetSocketAddress(
+                        cfg.masterAddr(), cfg.masterPort()), cfg.token(), rank, cfg.size(), cfg.timeout());
+                // rank 0 that hosts the store watches it directly; a store's end is its holder's
+                watch = joined.hostsStore() ? new DepartureWatch(store, null, rank)
+                        : new DepartureWatch(own, own, rank, launcherHoldsStore(settings)
+                                ? DepartureWatch.Holder.LAUNCHER : DepartureWatch.Holder.RANK_ZERO);
                 AutoCloseable store0 = rendezvous;
                 DepartureWatch watching = watch;
                 rendezvous = () -> {

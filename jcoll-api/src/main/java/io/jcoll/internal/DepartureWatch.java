@@ -3,6 +3,7 @@ package io.jcoll.internal;
 import io.jcoll.bootstrap.Departures;
 import io.jcoll.bootstrap.Store;
 import io.jcoll.bootstrap.StoreClient;
+import io.jcoll.exceptions.JcollException;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,9 +15,9 @@ import java.util.Optional;
  * Tells a communicator when another rank's process has ended, within milliseconds, for transports that do not
  * notice a dead peer themselves (NCCL over NVLink waits on a dead peer until its timeout; under mpirun the job
  * is ended about two seconds later, with no exception in the survivors). It follows the store's
- * {@link Departures} on a thread of its own: over a second store connection of its own on ranks other than 0,
- * whose end says rank 0 (the store's host) is gone unless rank 0 recorded that it left in order; over the
- * hosted store directly on rank 0.
+ * {@link Departures} on a thread of its own: over a second store connection of its own on ranks that do not host
+ * the store, whose end says the store's holder is gone (rank 0, unless it recorded that it left in order; or, in a
+ * job of several nodes, node 0's {@code jcoll launch}); over the hosted store directly on a rank 0 that hosts it.
  */
 final class DepartureWatch implements AutoCloseable {
 
@@ -36,9 +37,18 @@ final class DepartureWatch implements AutoCloseable {
         void departed(int rank, String account);
     }
 
+    /** Who holds the store, and so whose end its end is. */
+    enum Holder {
+        /** Rank 0's process (a job of one node, or ranks started by hand). */
+        RANK_ZERO,
+        /** Node 0's {@code jcoll launch}, in a job of several nodes: it outlives every rank. */
+        LAUNCHER
+    }
+
     private final Store store;
     private final AutoCloseable connection; // the watcher's own store connection; null on rank 0
     private final int rank;
+    private final Holder holder;
     private final Thread thread;
     private volatile Listener listener;
     private volatile boolean closing;
@@ -49,9 +59,15 @@ final class DepartureWatch implements AutoCloseable {
      * @param rank       this rank, whose own records are skipped
      */
     DepartureWatch(Store store, AutoCloseable connection, int rank) {
+        this(store, connection, rank, Holder.RANK_ZERO);
+    }
+
+    /** As above, the store held by {@code holder}. */
+    DepartureWatch(Store store, AutoCloseable connection, int rank, Holder holder) {
         this.store = store;
         this.connection = connection;
         this.rank = rank;
+        this.holder = holder;
         this.thread = new Thread(this::watch, "jcoll-departures-rank" + rank);
         thread.setDaemon(true);
     }
@@ -76,7 +92,11 @@ final class DepartureWatch implements AutoCloseable {
             try {
                 d = Departures.await(store, next, WAIT);
             } catch (StoreClient.StoreUnreachableException e) {
-                if (!closing && !hostLeft) {
+                if (!closing && holder == Holder.LAUNCHER) {
+                    report(JcollException.NONE, "node 0's jcoll launch, which holds the job's rendezvous store, is "
+                            + "gone (at about " + CLOCK.format(Instant.now()) + "): the store dropped this rank's "
+                            + "connection (" + e.getMessage() + ")");
+                } else if (!closing && !hostLeft) {
                     report(0, "rank 0 is gone (at about " + CLOCK.format(Instant.now()) + "): the rendezvous "
                             + "store its process hosts dropped this rank's connection (" + e.getMessage() + ")");
                 }

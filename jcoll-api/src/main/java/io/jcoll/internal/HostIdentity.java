@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
  * find which of them share a host (a sub-communicator's local ranks). {@code JCOLL_HOST_ID} overrides it, for
  * hosts that share a name; otherwise it is the kernel's host name, read from {@code /proc} (no DNS lookup).
  */
-final class HostIdentity {
+public final class HostIdentity {
 
     private static volatile Long cached;
 
@@ -28,8 +28,14 @@ final class HostIdentity {
         return id;
     }
 
-    /** The host's name as the doctor reports it: {@code JCOLL_HOST_ID} when set, else the kernel's host name. */
-    static String name(io.jcoll.spi.Settings settings) {
+    /**
+     * The host's name as the doctor and {@code jcoll launch} report it: {@code JCOLL_HOST_ID} when set, else the
+     * kernel's host name.
+     *
+     * @param settings where {@code JCOLL_HOST_ID} is looked up
+     * @return the name
+     */
+    public static String name(io.jcoll.spi.Settings settings) {
         return settings.get("JCOLL_HOST_ID").orElseGet(HostIdentity::hostName);
     }
 

@@ -1,5 +1,8 @@
 package io.jcoll.launch;
 
+import io.jcoll.bootstrap.JobConfig;
+import io.jcoll.spi.Settings;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -217,7 +220,11 @@ public final class Launcher {
         return argv.get(i);
     }
 
-    /** Starts the ranks and supervises them; returns 0 if every rank exited 0. */
+    /**
+     * Starts the ranks and supervises them; returns 0 if every rank exited 0. In a job of several nodes the
+     * launchers first meet ({@link NodeRendezvous}: node 0's holds the job's store, every node's options are
+     * compared) and then end their ranks on the first failure on any node.
+     */
     public static int launch(Plan plan, PrintStream out, PrintStream err) {
         Nodes nodes = plan.nodes();
         String port = nodes.masterPort() > 0 ? Integer.toString(nodes.masterPort()) : Integer.toString(freePort());
@@ -229,6 +236,16 @@ public final class Launcher {
             byte[] secret = new byte[24];
             new SecureRandom().nextBytes(secret);
             token = HexFormat.of().formatHex(secret);
+        }
+        NodeRendezvous others = null;
+        if (nodes.nnodes() > 1) {
+            try {
+                others = NodeRendezvous.meet(nodes, plan.ranks(), token.getBytes(StandardCharsets.UTF_8),
+                        Settings.fromEnvironment().getDuration("JCOLL_TIMEOUT", JobConfig.DEFAULT_TIMEOUT));
+            } catch (NodeRendezvous.NodeFailure | IllegalArgumentException e) {
+                err.println("jcoll launch: " + e.getMessage());
+                return 1;
+            }
         }
         int worldSize = nodes.nnodes() * plan.ranks();
         int firstRank = nodes.nodeRank() * plan.ranks();
@@ -262,20 +279,30 @@ public final class Launcher {
                 env.put("MASTER_PORT", port);
                 env.put("JCOLL_TOKEN", token);
                 env.put("JCOLL_LAUNCHED", "1");
+                if (others != null) {
+                    env.put(NodeRendezvous.RANKS_USE_IT, "1");
+                }
                 Process p;
                 try {
                     p = pb.start();
                 } catch (IOException e) {
                     err.println("jcoll launch: could not start rank " + r + ": " + e.getMessage());
+                    if (others != null) {
+                        others.rankFailed(firstRank + r, 1);
+                    }
                     stop(processes, Duration.ZERO);
                     return 1;
                 }
                 processes.add(p);
                 pumps.add(pump(firstRank + r, worldSize, p, out, plan.rankZeroBare()));
             }
-            return supervise(plan, processes, pumps, err);
+            return supervise(plan, processes, pumps, others, err);
         } finally {
             stop(processes, Duration.ZERO);
+            if (others != null) {
+                others.ranksEnded();
+                others.close();
+            }
             try {
                 Runtime.getRuntime().removeShutdownHook(reaper);
             } catch (IllegalStateException ignored) {
@@ -284,11 +311,17 @@ public final class Launcher {
         }
     }
 
-    private static int supervise(Plan plan, List<Process> processes, List<Thread> pumps, PrintStream err) {
+    /**
+     * Waits for the ranks; on the first failure (one of them exiting non-zero, or, with {@code others}, any other
+     * node's) gives those still running the grace period to end by themselves, then stops them.
+     */
+    private static int supervise(Plan plan, List<Process> processes, List<Thread> pumps, NodeRendezvous others,
+                                 PrintStream err) {
         int n = processes.size();
         int first = plan.nodes().nodeRank() * plan.ranks(); // the job's rank of this node's first process
         Integer[] codes = new Integer[n];
-        int firstFailed = -1;
+        int firstFailed = -1; // of this node's ranks
+        NodeRendezvous.Failure failure = null; // the job's first
         long stopAt = Long.MAX_VALUE;
         while (true) {
             boolean running = false;
@@ -304,11 +337,20 @@ public final class Launcher {
                 codes[r] = p.exitValue();
                 if (codes[r] != 0 && firstFailed < 0) {
                     firstFailed = r;
-                    stopAt = System.nanoTime() + plan.grace().toNanos();
+                    NodeRendezvous.Failure here = new NodeRendezvous.Failure("rank " + (first + r) + " failed first "
+                            + "(exit code " + codes[r] + ")", codes[r]);
+                    failure = failure != null ? failure : others == null ? here : others.rankFailed(first + r, codes[r]);
+                    stopAt = Math.min(stopAt, System.nanoTime() + plan.grace().toNanos());
                 }
             }
             if (!running) {
                 break;
+            }
+            if (failure == null && others != null) {
+                failure = others.failureSoFar().orElse(null);
+                if (failure != null) {
+                    stopAt = System.nanoTime() + plan.grace().toNanos();
+                }
             }
             if (System.nanoTime() - stopAt > 0) {
                 List<Integer> stopped = new ArrayList<>();
@@ -318,8 +360,7 @@ public final class Launcher {
                     }
                 }
                 err.println("jcoll launch: stopping rank(s) " + stopped.stream().map(r -> first + r).toList()
-                        + ", still running " + plan.grace().toSeconds() + " s after rank " + (first + firstFailed)
-                        + " failed");
+                        + ", still running " + plan.grace().toSeconds() + " s after " + failure.account());
                 stop(processes, Duration.ofSeconds(1)); // exits within the grace period + 1 s
                 for (int r : stopped) {
                     codes[r] = processes.get(r).exitValue();
@@ -340,14 +381,14 @@ public final class Launcher {
                 Thread.currentThread().interrupt();
             }
         }
-        if (firstFailed < 0) {
+        if (failure == null) {
             return 0;
         }
-        err.println("jcoll launch: rank " + (first + firstFailed) + " failed first (exit code " + codes[firstFailed]
-                + "); exit codes by rank" + (first == 0 ? "" : " from rank " + first) + ": " + Arrays.toString(codes)
-                + (plan.nodes().nnodes() > 1 ? " (node " + plan.nodes().nodeRank() + " of " + plan.nodes().nnodes()
-                + "; the other nodes' launchers report their own ranks)" : ""));
-        return codes[firstFailed] > 0 && codes[firstFailed] < 256 ? codes[firstFailed] : 1;
+        err.println("jcoll launch: " + failure.account() + "; exit codes by rank" + (first == 0 ? "" : " from rank "
+                + first) + ": " + Arrays.toString(codes) + (plan.nodes().nnodes() > 1 ? " (node "
+                + plan.nodes().nodeRank() + " of " + plan.nodes().nnodes() + "; the other nodes' launchers report "
+                + "their own ranks)" : ""));
+        return failure.exitCode() > 0 && failure.exitCode() < 256 ? failure.exitCode() : 1;
     }
 
     /** Copies a rank's output, each line prefixed with its rank (but rank 0's, where it is to go out bare). */
