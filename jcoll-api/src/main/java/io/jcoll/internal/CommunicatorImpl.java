@@ -660,7 +660,13 @@ public final class CommunicatorImpl implements Communicator {
             transport.abort(failure);
         }
         if (first) {
-            writeTrace(e);
+            try {
+                writeTrace(e);
+            } catch (RuntimeException | InternalError late) {
+                // the file is an aid; the failure itself must reach the caller (an InternalError here is a fault
+                // the JVM raised late, from the memory the failed call touched: the failure already names it)
+                LOG.log(System.Logger.Level.WARNING, "rank " + jobRanks[rank] + ": no flight-recorder file: " + late);
+            }
         }
         if (imposed) {
             String account = call.describe() + " was stopped: " + failure.detail();

@@ -57,7 +57,8 @@ public final class Ranks {
                 } catch (ExecutionException e) {
                     out.add(new Outcome<>(r, null, e.getCause()));
                 } catch (TimeoutException e) {
-                    throw new AssertionError("rank " + r + " still running after " + limit + ": a hang");
+                    throw new AssertionError("rank " + r + " still running after " + limit + ": a hang; "
+                            + "where the ranks' and jcoll's threads were:" + stacks());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new AssertionError(e);
@@ -67,6 +68,20 @@ public final class Ranks {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /** The stacks of this JVM's rank threads and jcoll's own, for a hang's report. */
+    private static String stacks() {
+        StringBuilder b = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, frames) -> {
+            if (t.getName().startsWith("rank-") || t.getName().startsWith("jcoll")) {
+                b.append("\n\"").append(t.getName()).append("\" ").append(t.getState());
+                for (StackTraceElement f : frames) {
+                    b.append("\n    at ").append(f);
+                }
+            }
+        });
+        return b.toString();
     }
 
     /** Runs {@code n} ranks, all of which must succeed; returns their values in rank order. */

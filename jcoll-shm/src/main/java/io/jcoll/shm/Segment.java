@@ -138,12 +138,20 @@ final class Segment implements AutoCloseable {
             return;
         }
         unmapped = true;
+        closeDescriptor();
+        Unmapper.unmap(map);
+    }
+
+    /**
+     * Closes the file but keeps the mapping, which stays valid without it: for a segment whose mapping a failed
+     * call's thread might still touch. The file's memory is freed when the collector unmaps it. Idempotent.
+     */
+    void closeDescriptor() {
         try {
             channel.close();
         } catch (IOException e) {
             // nothing to flush: the file is shared memory
         }
-        Unmapper.unmap(map);
     }
 
     /** {@code sun.misc.Unsafe.invokeCleaner}, where the JDK offers it; otherwise the collector unmaps. */

@@ -124,7 +124,9 @@ final class ShmTransport implements Transport {
         try {
             run(call, deadlineNanos);
         } catch (InternalError e) {
-            throw truncated(call, e);
+            ProtocolException clear = truncated(call, e);
+            deliverPendingFault(); // a second fault of the same damage
+            throw clear;
         } catch (JcollException e) {
             deliverPendingFault();
             throw e;
@@ -150,15 +152,25 @@ final class ShmTransport implements Transport {
 
     /**
      * Lets a fault still pending from the segment's damage (see {@link #truncated}) be raised now, and dropped,
-     * rather than replace the clear exception being thrown: a return from native code delivers it.
+     * rather than replace the clear exception being thrown, or surface later in the caller's own code. JDK 17
+     * raises such a fault only where the thread comes back into Java code from the VM's runtime, never on a return
+     * from a native method: an allocation too large for any thread-local buffer is such a return. Later JDKs raise
+     * it at the thread's next safepoint poll, which the allocation's loop and the yield also pass.
      */
     private static void deliverPendingFault() {
         try {
+            faultDrain = new byte[FAULT_DRAIN_BYTES];
+            faultDrain = null;
             Thread.yield();
         } catch (InternalError e) {
             // the damage the exception being thrown already names
         }
     }
+
+    /** Larger than a thread-local allocation buffer and than half a G1 region of heaps up to 8 GB: a runtime call. */
+    private static final int FAULT_DRAIN_BYTES = 2 << 20 | 64;
+    @SuppressWarnings("unused") // written so that the allocation cannot be optimised away
+    private static volatile byte[] faultDrain;
 
     private void run(Call call, long deadlineNanos) {
         switch (call.operation()) {
@@ -240,8 +252,9 @@ final class ShmTransport implements Transport {
     }
 
     /**
-     * Tells the peers and stops. The mapping is left to the collector rather than unmapped here: a thread of the
-     * failed call might, in a caller's bug, still touch it, and a touch of an unmapped page would crash the JVM.
+     * Tells the peers and stops. The file is closed but the mapping is left to the collector rather than unmapped
+     * here: a thread of the failed call might, in a caller's bug, still touch it, and a touch of an unmapped page
+     * would crash the JVM.
      */
     @Override
     public void abort(Throwable cause) {
@@ -252,6 +265,7 @@ final class ShmTransport implements Transport {
         waiter.interrupt(cause);
         leave(Control.ABORTED, cause);
         slots.release();
+        segment.closeDescriptor();
     }
 
     @Override

@@ -28,9 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SegmentDamageTest {
 
-    @Test
-    @org.junit.jupiter.api.Disabled("hangs in about 1 of 8 runs (a rank keeps waiting after the cut); issue 19 is "
-            + "open for it. Passes otherwise, with no JVM crash in any run")
+    /**
+     * Repeated: where the JVM raises the fault of a lost page varies from run to run (JDK 17 raises it late, at a
+     * return from the VM's runtime), and 2 runs in 24 once let it out of a later step of the failed call.
+     */
+    @org.junit.jupiter.api.RepeatedTest(20)
     void aSegmentCutShortUnderTheRanksFailsTheirCallsWithoutCrashingTheJvm() {
         List<Throwable> failures = damageDuringAllReduces(fd -> {
             try (RandomAccessFile f = new RandomAccessFile(fd.toFile(), "rw")) {
@@ -71,11 +73,19 @@ class SegmentDamageTest {
         int n = 2;
         int port = ShmGroup.freePort();
         CountDownLatch looping = new CountDownLatch(n);
+        java.util.Set<Path> earlier; // an earlier test's, should one still be open
+        try {
+            earlier = segmentDescriptors().keySet();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
         Thread vandal = new Thread(() -> {
             try {
                 looping.await();
                 Thread.sleep(200);
-                damage.to(segmentDescriptor());
+                Map<Path, Path> open = segmentDescriptors();
+                open.keySet().removeAll(earlier);
+                damage.to(open.values().iterator().next());
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -93,25 +103,40 @@ class SegmentDamageTest {
             comm.close();
             return e;
         });
+        try {
+            Map<Path, Path> left = segmentDescriptors();
+            left.keySet().removeAll(earlier);
+            assertTrue(left.isEmpty(), "closing a failed communicator left its segment open: " + left);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
         return caught;
     }
 
     private static final java.util.regex.Pattern SEGMENT = java.util.regex.Pattern.compile(
             ".*/jcoll-\\d+-[0-9a-f]{16}( \\(deleted\\))?");
 
-    /** This process's descriptor of the (unlinked) segment, as {@code /proc/self/fd/N}. */
-    static Path segmentDescriptor() throws IOException {
+    /** This process's descriptors of (unlinked) segments, as {@code /proc/self/fd/N} by the segment's file. */
+    static Map<Path, Path> segmentDescriptors() throws IOException {
+        Map<Path, Path> found = new java.util.HashMap<>();
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             for (Path fd : fds.toList()) {
                 try {
-                    if (SEGMENT.matcher(Files.readSymbolicLink(fd).toString()).matches()) {
-                        return fd;
+                    Path target = Files.readSymbolicLink(fd);
+                    if (SEGMENT.matcher(target.toString()).matches()) {
+                        found.put(target, fd);
                     }
                 } catch (IOException e) {
                     // closed meanwhile
                 }
             }
         }
-        throw new IllegalStateException("no segment is open in this process");
+        return found;
+    }
+
+    /** The descriptor of a segment this process has open ({@code /proc/self/fd/N}). */
+    static Path segmentDescriptor() throws IOException {
+        return segmentDescriptors().values().stream().findAny()
+                .orElseThrow(() -> new IllegalStateException("no segment is open in this process"));
     }
 }

@@ -102,6 +102,52 @@ class ShmSetupTest {
         }
     }
 
+    /**
+     * A real full tmpfs (256 KiB, mounted for the test; root only, as CI and the development machines run): the
+     * probe sees no room, so {@code auto} takes TCP saying why and {@code shm} fails naming the space; and a segment
+     * whose space went between the probe and its creation (another process filled the tmpfs) fails with the
+     * system's "no space" at creation, not with SIGBUS at a later touch, and leaves no file.
+     */
+    @Test
+    void aFullTmpfsPassesShmOverAndACreationThatRunsOutOfSpaceLeavesNothing(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+                "SKIPPED: mounting a tmpfs needs root");
+        Path mount = Files.createDirectory(dir.resolve("small-shm"));
+        io.jcoll.testing.Commands.Result mounted = io.jcoll.testing.Commands.run(List.of("mount", "-t", "tmpfs",
+                "-o", "size=256k,mode=0700", "tmpfs", mount.toString()), Map.of(), 30);
+        org.junit.jupiter.api.Assumptions.assumeTrue(mounted.exit() == 0, "SKIPPED: " + mounted.output());
+        try {
+            Map<String, String> settings = Map.of("JCOLL_SHM_DIR", mount.toString());
+            int n = 2;
+            int port = ShmGroup.freePort();
+            Ranks.all(n, Duration.ofMinutes(1), rank -> {
+                try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", settings).build()) {
+                    assertEquals("tcp", comm.transport().name());
+                    assertTrue(comm.transport().rejected().stream().anyMatch(r -> r.startsWith("shm passed over")
+                            && r.contains("KiB free where a segment needs")), comm.transport().toString());
+                    return null;
+                }
+            });
+            int port2 = ShmGroup.freePort();
+            for (Throwable t : Ranks.all(n, Duration.ofMinutes(1), rank -> assertThrows(
+                    TransportUnavailableException.class, () -> ShmGroup.join(rank, n, port2, settings).close()))) {
+                assertTrue(t.getMessage().contains("JCOLL_TRANSPORT=shm") && t.getMessage().contains("KiB free"),
+                        t.getMessage());
+            }
+
+            Layout twoRanks = Layout.from(io.jcoll.spi.Settings.of(Map.of()), 2);
+            assertTrue(twoRanks.totalBytes() > 256 << 10, "the segment must not fit: " + twoRanks.totalBytes());
+            java.io.IOException full = assertThrows(java.io.IOException.class,
+                    () -> Segment.create(mount.resolve("jcoll-1-0123456789abcdef"), twoRanks, 42));
+            assertTrue(String.valueOf(full.getMessage()).contains("No space left on device"), String.valueOf(full));
+            try (Stream<Path> left = Files.list(mount)) {
+                assertEquals(List.of(), left.toList(), "a file was left in the full tmpfs");
+            }
+        } finally {
+            io.jcoll.testing.Commands.run(List.of("umount", mount.toString()), Map.of(), 30);
+        }
+    }
+
     /** Two "hosts" that share a host name but not a segment directory: the setup finds out, and all ranks agree. */
     @Test
     void ranksThatCannotShareTheSegmentFallBackToTcpTogether(@TempDir Path dir) throws Exception {
