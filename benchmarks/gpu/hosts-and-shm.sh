@@ -6,7 +6,9 @@
 #     ranks (benchmarks/compare/compare.sh --transport shm through cpu-compare.sh; mpi_bench built here against
 #     the same libmpi.so.40 and carried in .gpu-tests).
 #   here:      mpicc -O2 -o .gpu-tests/mpi_bench benchmarks/compare/mpi_bench.c; bash ../shared/gpu/bundle.sh
-#   GPU host:  source .gpu/env.sh && PART=hosts|shm bash benchmarks/gpu/hosts-and-shm.sh   (carry .gpu, .gpu-tests)
+#  3. the host's memory-copy ceiling (io.jcoll.bench.CopyCeiling: 1, 2, 4, ... threads each copying between
+#     buffers of their own), the bound for every shared-memory figure of part 2.
+#   GPU host:  source .gpu/env.sh && PART=hosts|shm|ceiling bash benchmarks/gpu/hosts-and-shm.sh   (carry .gpu, .gpu-tests)
 set -uo pipefail
 source "$(dirname "$0")/steps.sh"
 case ${PART:-hosts} in
@@ -19,6 +21,10 @@ case ${PART:-hosts} in
     else
       echo "no: the namespace figures stay the development machine's"
     fi
+    ;;
+  ceiling)
+    step "memory-copy ceiling: threads, bytes per thread, GB/s copied"
+    java -cp "$JCOLL_CP" io.jcoll.bench.CopyCeiling 2>&1 | tee "$OUT/ceiling.csv"
     ;;
   shm)
     OPS=${OPS:-allreduce} RANKS=${RANKS:-2 4 8} LIMIT=${LIMIT:-540} TAG=shm bash benchmarks/gpu/cpu-compare.sh \

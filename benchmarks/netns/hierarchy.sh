@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Issue 18's two-level figures on namespace "hosts" (root): 2 hosts x 2 ranks and 2 hosts x 4 ranks on 1 Gbit/s
 # links (tbf), each placement contiguous ({0,1} | {2,3}) and interleaved ({0,2} | {1,3}), AllReduce bus
-# bandwidth (nccl-tests' definition) at 16-64 MB, as a multiple of the link rate: jcoll as it chooses (two levels),
+# bandwidth (nccl-tests' definition) at 16-64 MB, as a multiple of the link rate: jcoll as it chooses (two tiers:
+# shared memory within a host, TCP between hosts), jcoll on TCP alone (its own two levels, JCOLL_TRANSPORT=tcp),
 # jcoll with one ring in host order (JCOLL_TCP_HIERARCHY=0), and PyTorch's Gloo where torch imports, in the same
 # namespaces and placement, one system after another in each of ROUNDS rounds. Every rank is started by hand
 # (hosts.sh place: RANK, WORLD_SIZE, MASTER_ADDR), so that the placement is whatever the shape says.
-#   [RATE=1gbit] [ROUNDS=2] [SHAPES="0 0 1 1|0 1 0 1|..."] [OUT=/tmp/jcoll-hierarchy] bash benchmarks/netns/hierarchy.sh
+#   [RATE=1gbit] [ROUNDS=2] [SHAPES="0 0 1 1|0 1 0 1|..."] [SYSTEMS="jcoll jcoll-tcp ..."] [OUT=/tmp/jcoll-hierarchy]
+#   bash benchmarks/netns/hierarchy.sh
 # Writes $OUT/hierarchy.csv (round, shape, system, bytes, busbw) and prints the medians per shape, system and size.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,7 +19,7 @@ OUT=${OUT:-/tmp/jcoll-hierarchy}; mkdir -p "$OUT"
 CP=${CP:-$(./jcoll classpath)}
 JAVA=${JAVA:-java}
 source benchmarks/compare/torch_python.sh
-systems="jcoll jcoll-ring${torch_python:+ gloo}"
+systems=${SYSTEMS:-jcoll jcoll-tcp jcoll-ring${torch_python:+ gloo}}
 link_gbs=$(python3 -c "import sys; r=sys.argv[1].lower(); m={'g':1e9,'m':1e6,'k':1e3}; print(float(r.rstrip('bit')[:-1])*m[r.rstrip('bit')[-1]]/8e9)" "$RATE")
 
 trap 'bash $HOSTS down' EXIT INT TERM
@@ -31,9 +33,11 @@ for round in $(seq "$ROUNDS"); do
       echo "=== round $round: hosts of ranks [$shape], $system"
       rows=$OUT/rows.csv; rm -f "$rows"
       case $system in
-        jcoll|jcoll-ring)
+        jcoll|jcoll-tcp|jcoll-ring)
           hierarchy=auto; [[ $system == jcoll-ring ]] && hierarchy=0
-          bash $HOSTS place "$shape" JCOLL_TIMEOUT=120s JCOLL_TOKEN=hierarchy-bench JCOLL_TCP_HIERARCHY=$hierarchy -- \
+          transport=auto; [[ $system == jcoll-tcp ]] && transport=tcp
+          bash $HOSTS place "$shape" JCOLL_TIMEOUT=120s JCOLL_TOKEN=hierarchy-bench JCOLL_TCP_HIERARCHY=$hierarchy \
+            JCOLL_TRANSPORT=$transport -- \
             "$JAVA" -cp "$CP" io.jcoll.bench.Perf allreduce -b 16M -e 64M -f 2 -w 2 -i 5 --csv "$rows" \
             | grep -E "rank 0: (# network| +[0-9])"
           tail -n +2 "$rows" | awk -F, -v r="$round" -v s="$shape" -v y="$system" '{print r "," s "," y "," $6 "," $10}' >> "$csv"

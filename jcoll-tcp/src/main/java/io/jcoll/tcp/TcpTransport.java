@@ -47,7 +47,7 @@ import java.time.Duration;
  * The pure-Java transport: the collective algorithms over a full mesh of
  * authenticated TCP connections, progressed by the calling thread.
  */
-final class TcpTransport implements Transport {
+public final class TcpTransport implements Transport {
 
     /** The barrier that ends setup: not a user collective, so its sequence number is one no call has. */
     private static final Signature BOOTSTRAP_BARRIER = new Signature(Operation.BARRIER.ordinal(), 0, -1, -1, 0, -2);
@@ -65,6 +65,7 @@ final class TcpTransport implements Transport {
     /** Digest of every collective completed ({@link Signature#foldInto}), carried in every frame to the peers. */
     private long history;
     private boolean stagingReported;
+    private HostLayout hosts;
     private static final System.Logger LOG = System.getLogger(TcpTransport.class.getName());
 
     /** One mesh of connections with its link and scratch: one part of a large call moves over each. */
@@ -87,7 +88,8 @@ final class TcpTransport implements Transport {
     /** How long a wait polls its sockets before it sleeps in the selector, unless JCOLL_TCP_SPIN says otherwise. */
     static final Duration DEFAULT_SPIN = Duration.ofNanos(200_000);
 
-    static TcpTransport open(TransportContext ctx) {
+    /** Opens this rank's side of a new mesh among the context's ranks (every rank at once). */
+    public static TcpTransport open(TransportContext ctx) {
         long deadline = System.nanoTime() + ctx.timeout().toNanos();
         Tuning tuning = rankZeros(ctx, "tcp/tuning", "TCP tuning", () -> Tuning.from(ctx.settings()), Tuning::encode,
                 Tuning::decode);
@@ -143,6 +145,7 @@ final class TcpTransport implements Transport {
                         new AlgorithmContext(a.p2p(), a.scratch(), a.tuning(), hosts));
             }
             transport.network = describe(first, stages, plan.channels(), hosts);
+            transport.hosts = hosts;
             // every rank has dialled every published endpoint: the keys are no longer needed (a job that splits
             // a thousand groups must not grow its store by a thousand sets of them)
             for (int c = 0; c < channels.length && ctx.size() > 1; c++) {
@@ -410,6 +413,11 @@ final class TcpTransport implements Transport {
             }
             throw e;
         }
+    }
+
+    /** Which ranks share a host, as the ranks told each other when they connected. */
+    public HostLayout hostLayout() {
+        return hosts;
     }
 
     /**
