@@ -1,5 +1,6 @@
 package io.jcoll.launch;
 
+import io.jcoll.bootstrap.Store;
 import io.jcoll.bootstrap.StoreClient;
 import io.jcoll.bootstrap.StoreServer;
 import io.jcoll.internal.HostIdentity;
@@ -61,18 +62,23 @@ final class NodeRendezvous implements AutoCloseable {
     private final String me; // "node R (host)"
     private final Duration timeout;
     private final StoreServer server; // node 0 only
-    private final StoreClient store;
+    private final StoreClient client;
+    /** The client's requests, each bounded by the timeout (at most the client's own 30 s), partitions included. */
+    private final Store store;
     private long nextBeat;
     private long nextCheck;
     private Failure first;
 
-    private NodeRendezvous(Launcher.Nodes nodes, String me, Duration timeout, StoreServer server, StoreClient store) {
+    private NodeRendezvous(Launcher.Nodes nodes, String me, Duration timeout, StoreServer server, StoreClient client) {
         this.nodes = nodes;
         this.me = me;
         this.timeout = timeout;
         this.server = server;
-        this.store = store;
+        this.client = client;
+        this.store = client.bounded(timeout.compareTo(REPLY_LIMIT) < 0 ? timeout : REPLY_LIMIT);
     }
+
+    private static final Duration REPLY_LIMIT = Duration.ofSeconds(30);
 
     /**
      * Meets every other node's launcher: returns once all {@code nodes.nnodes()} have arrived with the same options.
@@ -280,7 +286,7 @@ final class NodeRendezvous implements AutoCloseable {
 
     @Override
     public void close() {
-        store.close();
+        client.close();
         if (server != null) {
             lingerThenClose(server, first != null);
         }

@@ -326,4 +326,28 @@ public record Case(Operation operation, DataType type, ReduceOp op, int count, b
                 + (operation.isRooted() ? ", root " + root : "") + ", " + kind
                 + (inPlace ? ", in place" : "") + ")";
     }
+
+    /**
+     * Runs {@code cases} in order on {@code comm}, blocking and asynchronous forms alternating; returns each
+     * case's output (each case checks itself against the double-precision reference).
+     */
+    public static List<double[]> runAll(io.jcoll.Communicator comm, List<Case> cases) {
+        List<double[]> out = new ArrayList<>();
+        for (int i = 0; i < cases.size(); i++) {
+            out.add(cases.get(i).run(Ops.of(comm, i % 2 == 1)));
+        }
+        return out;
+    }
+
+    /** Every AllReduce of {@code cases} gave every rank the same bits: {@code byRank} as {@link #runAll} returned. */
+    public static void allReducesAgree(List<Case> cases, List<List<double[]>> byRank) {
+        for (int i = 0; i < cases.size(); i++) {
+            if (cases.get(i).operation() == Operation.ALL_REDUCE) {
+                for (int r = 1; r < byRank.size(); r++) {
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(byRank.get(0).get(i), byRank.get(r).get(i),
+                            cases.get(i) + ": rank " + r + " differs from rank 0");
+                }
+            }
+        }
+    }
 }

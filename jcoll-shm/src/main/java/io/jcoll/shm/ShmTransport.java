@@ -130,6 +130,16 @@ final class ShmTransport implements Transport {
         } catch (JcollException e) {
             deliverPendingFault();
             throw e;
+        } catch (RuntimeException e) {
+            // values read from pages cut off by truncation are whatever the faulting loads left (a slot index of
+            // -1, say): where the segment is damaged, that is the failure to report
+            String damage = segment.damage();
+            deliverPendingFault();
+            if (damage == null) {
+                throw e;
+            }
+            throw new ProtocolException(call.operation().label(), context.rank(), JcollException.NONE, damage
+                    + " during " + call.describe(), e);
         }
     }
 

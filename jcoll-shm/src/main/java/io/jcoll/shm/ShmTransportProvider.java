@@ -35,9 +35,19 @@ public final class ShmTransportProvider implements TransportProvider {
             return Availability.unusable("shared memory serves the ranks of one host, and only " + local + " of the "
                     + size + " ranks are on this one");
         }
+        return segmentAvailability(settings, size, dir -> "pure Java through shared memory in " + dir
+                + ", every rank being on this host (host memory)");
+    }
+
+    /**
+     * Whether the segment directory can hold the segment of {@code ranks} ranks (the layout the settings give
+     * checked too); usable with {@code usable}'s account of the directory and the segment's facts, else why not.
+     */
+    static Availability segmentAvailability(Settings settings, int ranks,
+                                            java.util.function.Function<java.nio.file.Path, String> usable) {
         Layout layout;
         try {
-            layout = Layout.from(settings, size);
+            layout = Layout.from(settings, ranks);
         } catch (IllegalArgumentException e) {
             return Availability.unusable(e.getMessage());
         }
@@ -46,8 +56,7 @@ public final class ShmTransportProvider implements TransportProvider {
         if (why != null) {
             return Availability.unusable(why);
         }
-        return Availability.usable("pure Java through shared memory in " + dir.path() + ", every rank being on this "
-                + "host (host memory)").withFacts(Map.of("shm_dir", dir.path().toString(),
+        return Availability.usable(usable.apply(dir.path())).withFacts(Map.of("shm_dir", dir.path().toString(),
                 "shm_segment_bytes", Long.toString(layout.totalBytes())));
     }
 

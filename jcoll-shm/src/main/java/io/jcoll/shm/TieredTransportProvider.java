@@ -6,8 +6,6 @@ import io.jcoll.spi.Transport;
 import io.jcoll.spi.TransportContext;
 import io.jcoll.spi.TransportProvider;
 
-import java.util.Map;
-
 /**
  * Finds the two-tier transport ({@link TieredTransport}: shared memory within each host, TCP between hosts) for
  * {@link java.util.ServiceLoader}. Usable on a rank that shares its host with other ranks of a job that spans
@@ -43,20 +41,8 @@ public final class TieredTransportProvider implements TransportProvider {
         if (settings.get("JCOLL_TCP_HIERARCHY").filter("0"::equals).isPresent()) {
             return Availability.unusable("JCOLL_TCP_HIERARCHY=0 asks for one ring over all ranks");
         }
-        Layout layout;
-        try {
-            layout = Layout.from(settings, local);
-        } catch (IllegalArgumentException e) {
-            return Availability.unusable(e.getMessage());
-        }
-        ShmDirectory dir = ShmDirectory.of(settings);
-        String why = dir.unusableReason(layout.totalBytes());
-        if (why != null) {
-            return Availability.unusable(why);
-        }
-        return Availability.usable("AllReduce in two tiers: shared memory in " + dir.path() + " among the " + local
-                + " ranks of this host, TCP between hosts (host memory)").withFacts(Map.of("shm_dir",
-                dir.path().toString(), "shm_segment_bytes", Long.toString(layout.totalBytes())));
+        return ShmTransportProvider.segmentAvailability(settings, local, dir -> "AllReduce in two tiers: shared "
+                + "memory in " + dir + " among the " + local + " ranks of this host, TCP between hosts (host memory)");
     }
 
     @Override

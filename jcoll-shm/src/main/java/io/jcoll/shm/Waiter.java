@@ -87,7 +87,11 @@ final class Waiter {
             v = control.flag(peer);
         }
         if (v - target > MAX_LEAD) {
-            throw corrupt(peer, "its progress counter reads " + v + " where this rank waits for " + target);
+            // a page cut off by truncation reads as whatever the faulting load left (the JVM raises its fault
+            // later): the truncation, if that is what it was, is the cause to name
+            ProtocolException damage = damaged(peer);
+            throw damage != null ? damage
+                    : corrupt(peer, "its progress counter reads " + v + " where this rank waits for " + target);
         }
     }
 

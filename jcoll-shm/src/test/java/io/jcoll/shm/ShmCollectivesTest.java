@@ -4,9 +4,7 @@ import io.jcoll.Communicator;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
-import io.jcoll.spi.Operation;
 import io.jcoll.testing.Case;
-import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,12 +13,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -53,21 +49,10 @@ class ShmCollectivesTest {
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 assertEquals("shm", comm.transport().name());
-                List<double[]> out = new ArrayList<>();
-                for (int i = 0; i < cases.size(); i++) {
-                    out.add(cases.get(i).run(Ops.of(comm, i % 2 == 1)));
-                }
-                return out;
+                return Case.runAll(comm, cases);
             }
         });
-        for (int i = 0; i < cases.size(); i++) {
-            if (cases.get(i).operation() == Operation.ALL_REDUCE) {
-                for (int r = 1; r < n; r++) {
-                    assertArrayEquals(results.get(0).get(i), results.get(r).get(i),
-                            cases.get(i) + ": rank " + r + " differs from rank 0");
-                }
-            }
-        }
+        Case.allReducesAgree(cases, results);
     }
 
     /** 48 MB of float32 per rank through 256 KB slots: exact sums, so any misplaced chunk shows. */

@@ -82,14 +82,18 @@ class ShmSetupTest {
     @Test
     void anUnusableDirectoryPassesShmOverUnderAutoAndFailsItWhenAskedFor(@TempDir Path dir) throws Exception {
         Path notADirectory = Files.write(dir.resolve("file"), new byte[1]);
-        Map<String, String> settings = Map.of("JCOLL_SHM_DIR", notADirectory.toString());
+        passedOverUnderAutoAndRefusedByName(Map.of("JCOLL_SHM_DIR", notADirectory.toString()), "is not a directory");
+    }
+
+    /** Two ranks with {@code settings}: {@code auto} takes TCP giving {@code why}; {@code shm} fails on both saying it. */
+    private static void passedOverUnderAutoAndRefusedByName(Map<String, String> settings, String why) {
         int n = 2;
         int port = ShmGroup.freePort();
         Ranks.all(n, Duration.ofMinutes(1), rank -> {
             try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", settings).build()) {
                 assertEquals("tcp", comm.transport().name());
                 assertTrue(comm.transport().rejected().stream().anyMatch(r -> r.startsWith("shm passed over")
-                        && r.contains("is not a directory")), comm.transport().toString());
+                        && r.contains(why)), comm.transport().toString());
                 return null;
             }
         });
@@ -97,7 +101,7 @@ class ShmSetupTest {
         List<Throwable> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> assertThrows(
                 TransportUnavailableException.class, () -> ShmGroup.join(rank, n, port2, settings).close()));
         for (Throwable t : failures) {
-            assertTrue(t.getMessage().contains("JCOLL_TRANSPORT=shm") && t.getMessage().contains("not a directory"),
+            assertTrue(t.getMessage().contains("JCOLL_TRANSPORT=shm") && t.getMessage().contains(why),
                     t.getMessage());
         }
     }
@@ -117,23 +121,8 @@ class ShmSetupTest {
                 "-o", "size=256k,mode=0700", "tmpfs", mount.toString()), Map.of(), 30);
         org.junit.jupiter.api.Assumptions.assumeTrue(mounted.exit() == 0, "SKIPPED: " + mounted.output());
         try {
-            Map<String, String> settings = Map.of("JCOLL_SHM_DIR", mount.toString());
-            int n = 2;
-            int port = ShmGroup.freePort();
-            Ranks.all(n, Duration.ofMinutes(1), rank -> {
-                try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", settings).build()) {
-                    assertEquals("tcp", comm.transport().name());
-                    assertTrue(comm.transport().rejected().stream().anyMatch(r -> r.startsWith("shm passed over")
-                            && r.contains("KiB free where a segment needs")), comm.transport().toString());
-                    return null;
-                }
-            });
-            int port2 = ShmGroup.freePort();
-            for (Throwable t : Ranks.all(n, Duration.ofMinutes(1), rank -> assertThrows(
-                    TransportUnavailableException.class, () -> ShmGroup.join(rank, n, port2, settings).close()))) {
-                assertTrue(t.getMessage().contains("JCOLL_TRANSPORT=shm") && t.getMessage().contains("KiB free"),
-                        t.getMessage());
-            }
+            passedOverUnderAutoAndRefusedByName(Map.of("JCOLL_SHM_DIR", mount.toString()),
+                    "KiB free where a segment needs");
 
             Layout twoRanks = Layout.from(io.jcoll.spi.Settings.of(Map.of()), 2);
             assertTrue(twoRanks.totalBytes() > 256 << 10, "the segment must not fit: " + twoRanks.totalBytes());

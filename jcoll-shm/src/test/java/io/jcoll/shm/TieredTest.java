@@ -2,20 +2,17 @@ package io.jcoll.shm;
 
 import io.jcoll.Communicator;
 import io.jcoll.exceptions.TransportUnavailableException;
-import io.jcoll.spi.Operation;
 import io.jcoll.testing.Case;
 import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,21 +48,10 @@ class TieredTest {
                 assertEquals(TieredTransportProvider.NAME, comm.transport().name(), comm.transport().toString());
                 assertTrue(comm.network().summary().startsWith("AllReduce in two tiers: shared memory within each "
                         + "of the 2 hosts (2 ranks each), TCP between them"), comm.network().summary());
-                List<double[]> out = new ArrayList<>();
-                for (int i = 0; i < cases.size(); i++) {
-                    out.add(cases.get(i).run(Ops.of(comm, i % 2 == 1)));
-                }
-                return out;
+                return Case.runAll(comm, cases);
             }
         });
-        for (int i = 0; i < cases.size(); i++) {
-            if (cases.get(i).operation() == Operation.ALL_REDUCE) {
-                for (int r = 1; r < n; r++) {
-                    assertArrayEquals(results.get(0).get(i), results.get(r).get(i),
-                            cases.get(i) + ": rank " + r + " differs from rank 0");
-                }
-            }
-        }
+        Case.allReducesAgree(cases, results);
     }
 
     @Test

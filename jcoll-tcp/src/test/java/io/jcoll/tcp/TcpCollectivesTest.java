@@ -4,9 +4,7 @@ import io.jcoll.Communicator;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
-import io.jcoll.spi.Operation;
 import io.jcoll.testing.Case;
-import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,21 +55,10 @@ class TcpCollectivesTest {
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
             try (Communicator comm = TcpGroup.join(rank, n, port, settings)) {
                 assertEquals("tcp", comm.transport().name());
-                List<double[]> out = new ArrayList<>();
-                for (int i = 0; i < cases.size(); i++) {
-                    out.add(cases.get(i).run(Ops.of(comm, i % 2 == 1)));
-                }
-                return out;
+                return Case.runAll(comm, cases);
             }
         });
-        for (int i = 0; i < cases.size(); i++) {
-            if (cases.get(i).operation() == Operation.ALL_REDUCE) {
-                for (int r = 1; r < n; r++) {
-                    assertArrayEquals(results.get(0).get(i), results.get(r).get(i),
-                            cases.get(i) + ": rank " + r + " differs from rank 0");
-                }
-            }
-        }
+        Case.allReducesAgree(cases, results);
     }
 
     /** 64 MB of float32 per rank, default tuning: the ring with large segments. Values are exact sums. */
