@@ -42,8 +42,9 @@ public final class Bootstrap {
 
     /**
      * This process's place in the job and its way to the others: the configuration (resolved through the launcher
-     * where it carries rank 0's address), the rendezvous store (hosted here on rank 0), what closes it, and the
-     * address peers reach this rank's data connections at.
+     * where it carries rank 0's address), the rendezvous store (hosted here on rank 0, unless node 0's launcher
+     * holds it), what closes it, the address peers reach this rank's data connections at, and whether this rank
+     * hosts the store.
      */
     record Joined(JobConfig cfg, Store store, AutoCloseable rendezvous, InetAddress dataAddress, boolean hostsStore) {
     }
@@ -53,8 +54,11 @@ public final class Bootstrap {
      * so that rank 0 reaches it as a client like the others instead of hosting it.
      */
     static boolean launcherHoldsStore(Settings settings) {
-        return settings.get("JCOLL_LAUNCHER_STORE").filter("1"::equals).isPresent();
+        return settings.get(LAUNCHER_STORE).filter("1"::equals).isPresent();
     }
+
+    /** The variable {@code jcoll launch} sets to {@code 1} on the ranks of a job of several nodes. */
+    public static final String LAUNCHER_STORE = "JCOLL_LAUNCHER_STORE";
 
     /**
      * A channel the caller holds that carries rank 0's rendezvous address to every rank, and its name for messages

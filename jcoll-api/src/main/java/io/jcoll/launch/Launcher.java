@@ -38,7 +38,7 @@ public final class Launcher {
 
     /** Variables a launched rank must take from the launcher, not from the caller's environment. */
     private static final List<String> OWNED = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
-            "MASTER_ADDR", "MASTER_PORT", "JCOLL_TOKEN");
+            "MASTER_ADDR", "MASTER_PORT", "JCOLL_TOKEN", io.jcoll.internal.Bootstrap.LAUNCHER_STORE);
 
     /**
      * What to launch.
@@ -280,7 +280,7 @@ public final class Launcher {
                 env.put("JCOLL_TOKEN", token);
                 env.put("JCOLL_LAUNCHED", "1");
                 if (others != null) {
-                    env.put(NodeRendezvous.RANKS_USE_IT, "1");
+                    env.put(io.jcoll.internal.Bootstrap.LAUNCHER_STORE, "1");
                 }
                 Process p;
                 try {

@@ -22,7 +22,8 @@ import java.util.Optional;
  * run, as torchrun's agents do through their store.
  *
  * <p>Node 0's launcher holds the job's rendezvous store at {@code --master-addr:--master-port} for the whole job:
- * every rank, rank 0 included, reaches it as a client (its launcher sets {@link #RANKS_USE_IT}), so the store
+ * every rank, rank 0 included, reaches it as a client (its launcher sets
+ * {@link io.jcoll.internal.Bootstrap#LAUNCHER_STORE}), so the store
  * outlives any one rank and still carries the departure records when rank 0 dies. Every launcher
  * <ol>
  *   <li>claims its node rank (a second claimant fails, naming both hosts),</li>
@@ -38,8 +39,6 @@ import java.util.Optional;
  */
 final class NodeRendezvous implements AutoCloseable {
 
-    /** The variable that tells a rank to reach the store its launcher holds instead of hosting it on rank 0. */
-    static final String RANKS_USE_IT = "JCOLL_LAUNCHER_STORE";
 
     private static final String KEYS = "jcoll/launch/";
     private static final String FAILURES = KEYS + "failures/";
@@ -144,18 +143,19 @@ final class NodeRendezvous implements AutoCloseable {
     private void agree(int nproc, String host) {
         int r = nodes.nodeRank();
         String mine = nodes.nnodes() + "|" + nproc + "|" + host + "|" + ProcessHandle.current().pid();
+        byte[] mineBytes = mine.getBytes(StandardCharsets.UTF_8);
         if (store.add(KEYS + "claims/" + r, 1) > 1) {
             String other = store.get(KEYS + "node/" + r, Duration.ofSeconds(5))
                     .map(v -> describe(r, parse(v))).orElse("another launcher");
-            fail("two launchers claim --node-rank " + r + ": " + other + " and " + describe(r, parse(mine.getBytes(StandardCharsets.UTF_8)))
+            fail("two launchers claim --node-rank " + r + ": " + other + " and " + describe(r, parse(mineBytes))
                     + "; give each node its own --node-rank", 1);
         }
-        store.set(KEYS + "node/" + r, mine.getBytes(StandardCharsets.UTF_8));
+        store.set(KEYS + "node/" + r, mineBytes);
         long deadline = System.nanoTime() + timeout.toNanos();
         List<Integer> missing = new ArrayList<>();
         List<String> arrived = new ArrayList<>();
         for (int k = 0; k < nodes.nnodes(); k++) {
-            Optional<byte[]> v = Optional.empty();
+            Optional<byte[]> v = store.get(KEYS + "node/" + k, Duration.ZERO); // asked once even past the deadline
             while (v.isEmpty() && System.nanoTime() < deadline) {
                 failureSoFar().ifPresent(f -> {
                     throw new NodeFailure(f.account());
