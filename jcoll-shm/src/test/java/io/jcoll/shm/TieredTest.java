@@ -6,6 +6,8 @@ import io.jcoll.testing.Case;
 import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -46,8 +48,8 @@ class TieredTest {
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
             try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", onHost(hostOf[rank], SMALL)).build()) {
                 assertEquals(TieredTransportProvider.NAME, comm.transport().name(), comm.transport().toString());
-                assertTrue(comm.network().summary().startsWith("AllReduce in two tiers: shared memory within each "
-                        + "of the 2 hosts (2 ranks each), TCP between them"), comm.network().summary());
+                assertTrue(comm.network().summary().startsWith("AllReduce, ReduceScatter and AllGather in two "
+                        + "tiers: shared memory within each of the 2 hosts (2 ranks each), TCP between them"), comm.network().summary());
                 return Case.runAll(comm, cases);
             }
         });
@@ -60,7 +62,7 @@ class TieredTest {
         List<Case> cases = Case.matrix(new int[] {6, 1001}, false, 3, ThreadLocalRandom.current().nextLong(1, 1L << 40));
         int port = ShmGroup.freePort();
         Ranks.all(n, Duration.ofMinutes(5), rank -> {
-            try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", onHost("host-" + rank / 2, Map.of()))
+            try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", onHost("host-" + rank / 2, SMALL))
                     .build()) {
                 assertEquals(TieredTransportProvider.NAME, comm.transport().name());
                 // ranks {0, 2, 4}: one of each host; their sub-communicator runs over TCP
@@ -105,18 +107,23 @@ class TieredTest {
      * rank disagree in the host's tier and every rank fails (the others through the failed ranks' abort), none
      * returning a result that differs from the others'.
      */
-    @Test
-    void aRankThatSumsWhereTheOthersAverageFailsEveryRank() {
+    @ParameterizedTest
+    @ValueSource(strings = {"allReduce", "reduceScatter"})
+    void aRankThatSumsWhereTheOthersAverageFailsEveryRank(String op) {
         int n = 4;
         int port = ShmGroup.freePort();
         List<Ranks.Outcome<Object>> outcomes = Ranks.outcomes(n, Duration.ofMinutes(2), rank -> {
             try (Communicator comm = ShmGroup.builder(rank, n, port, "auto",
                     onHost("host-" + rank / 2, Map.of("JCOLL_TIMEOUT", "20s"))).build()) {
                 assertEquals(TieredTransportProvider.NAME, comm.transport().name());
-                float[] data = new float[1000];
+                float[] data = new float[1000 * n];
                 java.util.Arrays.fill(data, rank + 1);
-                comm.allReduce(io.jcoll.HostBuffer.of(data), rank == 3 ? io.jcoll.ReduceOp.SUM
-                        : io.jcoll.ReduceOp.AVG);
+                io.jcoll.ReduceOp redop = rank == 3 ? io.jcoll.ReduceOp.SUM : io.jcoll.ReduceOp.AVG;
+                if (op.equals("allReduce")) {
+                    comm.allReduce(io.jcoll.HostBuffer.of(data), redop);
+                } else {
+                    comm.reduceScatter(io.jcoll.HostBuffer.of(data), io.jcoll.HostBuffer.of(new float[1000]), 1000, redop);
+                }
                 comm.barrier(); // a rank the disagreement has not reached yet learns it here at the latest
                 return null;
             }
@@ -126,5 +133,53 @@ class TieredTest {
         }
         String both = outcomes.get(2).error().getMessage() + " | " + outcomes.get(3).error().getMessage();
         assertTrue(both.contains("avg") && both.contains("sum"), both);
+    }
+
+    /**
+     * Another thread of rank 3 aborts while every rank is deep in a ReduceScatter or AllGather of many pieces
+     * (calls in flight on both tiers and on the across thread): every rank stops long before the timeout, naming
+     * rank 3's abort, and closes.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"reduceScatter", "allGather"})
+    void anAbortMidPipelineStopsEveryRankNamingIt(String op) {
+        int n = 4;
+        int block = 1 << 20;
+        int port = ShmGroup.freePort();
+        long start = System.nanoTime();
+        List<Ranks.Outcome<Object>> outcomes = Ranks.outcomes(n, Duration.ofMinutes(1), rank -> {
+            Map<String, String> settings = new HashMap<>(SMALL);
+            settings.put("JCOLL_TIMEOUT", "20s");
+            try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", onHost("host-" + rank / 2, settings))
+                    .build()) {
+                assertEquals(TieredTransportProvider.NAME, comm.transport().name());
+                if (rank == 3) {
+                    java.util.concurrent.CompletableFuture.runAsync(() -> {
+                        try {
+                            Thread.sleep(300);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        comm.abort();
+                    });
+                }
+                for (int call = 0; call < 100; call++) { // far longer than 300 ms on any machine
+                    if (op.equals("reduceScatter")) {
+                        comm.reduceScatter(io.jcoll.HostBuffer.of(new float[block * n]),
+                                io.jcoll.HostBuffer.of(new float[block]), block, io.jcoll.ReduceOp.SUM);
+                    } else {
+                        comm.allGather(io.jcoll.HostBuffer.of(new float[block]),
+                                io.jcoll.HostBuffer.of(new float[block * n]), block);
+                    }
+                }
+                return null;
+            }
+        });
+        double seconds = (System.nanoTime() - start) / 1e9;
+        for (Ranks.Outcome<Object> o : outcomes) {
+            assertTrue(o.error() instanceof io.jcoll.exceptions.JcollException, "rank " + o.rank() + ": " + o.error());
+            assertTrue(o.error().getMessage().contains("rank 3"), "rank " + o.rank() + ": " + o.error().getMessage());
+        }
+        assertTrue(seconds < 15, "stopped long before the 20 s timeout, took " + seconds + " s");
     }
 }
