@@ -123,6 +123,7 @@ final class ShmTransport implements Transport {
         waiter.begin(call, deadlineNanos);
         try {
             run(call, deadlineNanos);
+            passThroughRuntime(); // a fault this call left pending is raised here, where it is caught below
         } catch (InternalError e) {
             ProtocolException clear = truncated(call, e);
             deliverPendingFault(); // a second fault of the same damage
@@ -176,6 +177,25 @@ final class ShmTransport implements Transport {
             // the damage the exception being thrown already names
         }
     }
+
+    /**
+     * On JDK 17, a call whose copy read a page cut off under it (the copy gets whatever the faulting load left)
+     * and went on to return would leave the fault pending, to be raised in the caller's own code at its next trip
+     * into the VM's runtime (seen: in a HostBuffer.of between two calls, 1 test run in 20). So every call ends
+     * with such a trip: a two-dimensional array whose sizes the JIT cannot know is made by the runtime in every
+     * tier (a few hundred nanoseconds). From JDK 21 the fault is raised at the next safepoint poll, inside the
+     * call, and this costs nothing.
+     */
+    private static void passThroughRuntime() {
+        if (FAULTS_WAIT_FOR_RUNTIME) {
+            runtimeTrip = new byte[runtimeTripSize][runtimeTripSize];
+        }
+    }
+
+    private static final boolean FAULTS_WAIT_FOR_RUNTIME = Runtime.version().feature() < 21;
+    private static volatile int runtimeTripSize = 1; // volatile: never a constant the JIT could expand inline
+    @SuppressWarnings("unused") // written so that the allocation cannot be optimised away
+    private static byte[][] runtimeTrip;
 
     /** Larger than a thread-local allocation buffer and than half a G1 region of heaps up to 8 GB: a runtime call. */
     private static final int FAULT_DRAIN_BYTES = 2 << 20 | 64;
