@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Collectives on a sub-communicator against the same collectives on a communicator of that size, alternated:
 # `jcoll perf OP` and `jcoll perf OP --group-size N` (one sub-communicator of every rank, split from the job's),
-# on NCCL (the GPUs) and on TCP (4 ranks on the host's CPUs).
+# on NCCL (the GPUs) and on TCP (4 ranks on the host's CPUs). On TCP the order alternates (odd rounds the parent
+# first, even rounds the split), so that drift on a shared host is not read as the split's cost, and the ratios
+# split / parent of every round and their median end the log ($OUT/sub-tcp.csv holds every row).
 #   GPU host:   bash benchmarks/gpu/sub-communicators.sh        (with .gpu carried; results under $OUT)
 #   [ROUNDS=2] [OPS="allreduce alltoall"] [PARTS="nccl tcp"] [TCP_SWEEP="-b 8 -e 64M -f 16 -w 10 -i 50"]
 set -uo pipefail
@@ -19,10 +21,35 @@ TCP_SWEEP=${TCP_SWEEP:--b 8 -e 64M -f 16 -w 10 -i 50}
         timeout 120 ./jcoll perf $op -n "$N" -b 8 -e 256M -f 16 -w 20 -i 100 --group-size "$N" | perf_rows
       fi
       if [[ " $PARTS " == *" tcp "* ]]; then
-        step "round $round: TCP $op, 4 ranks, parent then split"
-        timeout 120 ./jcoll perf $op -n 4 $TCP_SWEEP --transport tcp | perf_rows
-        timeout 120 ./jcoll perf $op -n 4 $TCP_SWEEP --transport tcp --group-size 4 | perf_rows
+        order="parent split"; (( round % 2 == 0 )) && order="split parent"
+        for which in $order; do
+          step "round $round: TCP $op, 4 ranks, $which"
+          group=(); [[ $which == split ]] && group=(--group-size 4)
+          timeout 120 ./jcoll perf $op -n 4 $TCP_SWEEP --transport tcp "${group[@]}" \
+            --csv "$OUT/sub-$round-$op-$which.csv" | perf_rows
+        done
       fi
     done
   done
+  [[ " $PARTS " == *" tcp "* ]] && python3 - "$OUT" <<'PY'
+import csv, glob, os, statistics, sys
+out = sys.argv[1]
+rows = {}
+with open(os.path.join(out, "sub-tcp.csv"), "w") as all_rows:
+    all_rows.write("round,op,which,bytes,time_us,time_inplace_us\n")
+    for f in sorted(glob.glob(os.path.join(out, "sub-*-*-*.csv"))):
+        round_, op, which = os.path.basename(f)[4:-4].split("-")
+        for r in csv.DictReader(open(f)):
+            rows[(op, int(r["bytes"]), which, int(round_))] = (float(r["time_us"]), float(r["time_inplace_us"]))
+            all_rows.write(f"{round_},{op},{which},{r['bytes']},{r['time_us']},{r['time_inplace_us']}\n")
+for op in sorted({k[0] for k in rows}):
+    print(f"\nTCP {op}, 4 ranks: time split / parent per round (out of place), median (in place)")
+    for size in sorted({k[1] for k in rows if k[0] == op}):
+        rounds = sorted({k[3] for k in rows if k[0] == op and k[1] == size})
+        ratios = [[rows[(op, size, "split", r)][i] / rows[(op, size, "parent", r)][i] for r in rounds
+                   if (op, size, "split", r) in rows and (op, size, "parent", r) in rows] for i in (0, 1)]
+        if ratios[0]:
+            print(f"{size:>10} B: " + ", ".join(f"{x:.2f}" for x in ratios[0])
+                  + f"  median {statistics.median(ratios[0]):.2f} ({statistics.median(ratios[1]):.2f})")
+PY
 } 2>&1 | tee "$OUT/sub-communicators.log"

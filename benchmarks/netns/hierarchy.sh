@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# Issue 18's two-level figures on namespace "hosts" (root): 2 hosts x 2 ranks and 2 hosts x 4 ranks on 1 Gbit/s
-# links (tbf), each placement contiguous ({0,1} | {2,3}) and interleaved ({0,2} | {1,3}), AllReduce bus
-# bandwidth (nccl-tests' definition) at 16-64 MB, as a multiple of the link rate: jcoll as it chooses (two tiers:
+# Issue 18's figures on namespace "hosts" (root): by default its two-level ones, 2 hosts x 2 ranks and 2 hosts x 4
+# ranks on 1 Gbit/s links (tbf), each placement contiguous ({0,1} | {2,3}) and interleaved ({0,2} | {1,3}); with
+# SHAPES="0 1 2 3" OPS="allreduce allgather", its 4 hosts x 1 rank. Bus bandwidth (nccl-tests' definition) at
+# 16-64 MB, as a multiple of the link rate: jcoll as it chooses (two tiers:
 # shared memory within a host, TCP between hosts), jcoll on TCP alone (its own two levels, JCOLL_TRANSPORT=tcp),
 # jcoll with one ring in host order (JCOLL_TCP_HIERARCHY=0), and PyTorch's Gloo where torch imports, in the same
 # namespaces and placement, one system after another in each of ROUNDS rounds. Every rank is started by hand
 # (hosts.sh place: RANK, WORLD_SIZE, MASTER_ADDR), so that the placement is whatever the shape says.
-#   [RATE=1gbit] [ROUNDS=2] [SHAPES="0 0 1 1|0 1 0 1|..."] [SYSTEMS="jcoll jcoll-tcp ..."] [OUT=/tmp/jcoll-hierarchy]
-#   bash benchmarks/netns/hierarchy.sh
-# Writes $OUT/hierarchy.csv (round, shape, system, bytes, busbw) and prints the medians per shape, system and size.
+# A shape is the host of each rank, in rank order; as many hosts are made as the shapes name.
+# A system named jcoll@NAME=VALUE is jcoll with that variable set too (jcoll@JCOLL_TCP_CHANNELS=1, say).
+#   [RATE=1gbit] [ROUNDS=2] [SHAPES="0 0 1 1|0 1 0 1|..."] [OPS=allreduce] [SYSTEMS="jcoll jcoll-tcp ..."]
+#   [OUT=/tmp/jcoll-hierarchy] bash benchmarks/netns/hierarchy.sh
+# Writes $OUT/hierarchy.csv (round, shape, system, op, bytes, busbw) and prints the medians per shape, system, op
+# and size.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 HOSTS=benchmarks/netns/hosts.sh
 RATE=${RATE:-1gbit}
 ROUNDS=${ROUNDS:-2}
 SHAPES=${SHAPES:-0 0 1 1|0 1 0 1|0 0 0 0 1 1 1 1|0 1 0 1 0 1 0 1}
+OPS=${OPS:-allreduce}
 OUT=${OUT:-/tmp/jcoll-hierarchy}; mkdir -p "$OUT"
 CP=${CP:-$(./jcoll classpath)}
 JAVA=${JAVA:-java}
@@ -22,49 +27,55 @@ source benchmarks/compare/torch_python.sh
 systems=${SYSTEMS:-jcoll jcoll-tcp jcoll-ring${torch_python:+ gloo}}
 link_gbs=$(python3 -c "import sys; r=sys.argv[1].lower(); m={'g':1e9,'m':1e6,'k':1e3}; print(float(r.rstrip('bit')[:-1])*m[r.rstrip('bit')[-1]]/8e9)" "$RATE")
 
-trap 'bash $HOSTS down' EXIT INT TERM
-bash $HOSTS up 2 --rate "$RATE"
-csv=$OUT/hierarchy.csv
-echo "round,shape,system,bytes,busbw_gbs" > "$csv"
 IFS='|' read -ra shapes <<< "$SHAPES"
+hosts=$(( $(tr ' |' '\n\n' <<< "$SHAPES" | sort -n | tail -1) + 1 ))
+trap 'bash $HOSTS down' EXIT INT TERM
+bash $HOSTS up "$hosts" --rate "$RATE"
+csv=$OUT/hierarchy.csv
+echo "round,shape,system,op,bytes,busbw_gbs" > "$csv"
 for round in $(seq "$ROUNDS"); do
   for shape in "${shapes[@]}"; do
+   for op in $OPS; do
     for system in $systems; do
-      echo "=== round $round: hosts of ranks [$shape], $system"
+      echo "=== round $round: hosts of ranks [$shape], $system, $op"
       rows=$OUT/rows.csv; rm -f "$rows"
       case $system in
-        jcoll|jcoll-tcp|jcoll-ring)
+        jcoll|jcoll-tcp|jcoll-ring|jcoll@*)
           hierarchy=auto; [[ $system == jcoll-ring ]] && hierarchy=0
           transport=auto; [[ $system == jcoll-tcp ]] && transport=tcp
+          extra=(); [[ $system == jcoll@* ]] && extra=("${system#jcoll@}")
           bash $HOSTS place "$shape" JCOLL_TIMEOUT=120s JCOLL_TOKEN=hierarchy-bench JCOLL_TCP_HIERARCHY=$hierarchy \
-            JCOLL_TRANSPORT=$transport -- \
-            "$JAVA" -cp "$CP" io.jcoll.bench.Perf allreduce -b 16M -e 64M -f 2 -w 2 -i 5 --csv "$rows" \
+            JCOLL_TRANSPORT=$transport "${extra[@]}" -- \
+            "$JAVA" -cp "$CP" io.jcoll.bench.Perf "$op" -b 16M -e 64M -f 2 -w 2 -i 5 --csv "$rows" \
             | grep -E "rank 0: (# network| +[0-9])"
-          tail -n +2 "$rows" | awk -F, -v r="$round" -v s="$shape" -v y="$system" '{print r "," s "," y "," $6 "," $10}' >> "$csv"
+          tail -n +2 "$rows" | awk -F, -v r="$round" -v s="$shape" -v y="$system" -v o="$op" '{print r "," s "," y "," o "," $6 "," $10}' >> "$csv"
           ;;
         gloo)
+          [[ -n $torch_python ]] || { echo "no python3 here imports torch: Gloo left out"; continue; }
           bash $HOSTS place "$shape" GLOO_SOCKET_IFNAME=eth0 -- "$torch_python" benchmarks/compare/gloo_bench.py 0 \
-            allreduce 16777216 67108864 2 2 5 | tee "$rows" | grep "rank 0: gloo"
-          grep -o "gloo,allreduce,.*" "$rows" | awk -F, -v r="$round" -v s="$shape" '{print r "," s ",gloo," $6 "," $10}' >> "$csv"
+            "$op" 16777216 67108864 2 2 5 | tee "$rows" | grep "rank 0: gloo"
+          grep -o "gloo,$op,.*" "$rows" | awk -F, -v r="$round" -v s="$shape" -v o="$op" '{print r "," s ",gloo," o "," $6 "," $10}' >> "$csv"
           ;;
       esac
     done
+   done
   done
 done
 python3 - "$csv" "$link_gbs" "$RATE" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 link = float(sys.argv[2])
-print(f"\nAllReduce bus bandwidth, median of rounds (GB/s, and x the {sys.argv[3]} link rate = {link:.3f} GB/s)")
-print(f"{'hosts of ranks':<20} {'system':<11} " + " ".join(f"{b:>14}" for b in ("16 MB", "32 MB", "64 MB")))
+print(f"\nBus bandwidth, median of rounds (GB/s, and x the {sys.argv[3]} link rate = {link:.3f} GB/s)")
+print(f"{'hosts of ranks':<20} {'op':<10} {'system':<11} " + " ".join(f"{b:>14}" for b in ("16 MB", "32 MB", "64 MB")))
 keys = []
 for r in rows:
-    if (r["shape"], r["system"]) not in keys:
-        keys.append((r["shape"], r["system"]))
-for shape, system in keys:
+    if (r["shape"], r["op"], r["system"]) not in keys:
+        keys.append((r["shape"], r["op"], r["system"]))
+for shape, op, system in keys:
     cells = []
     for size in (16 << 20, 32 << 20, 64 << 20):
-        v = [float(r["busbw_gbs"]) for r in rows if r["shape"] == shape and r["system"] == system and int(r["bytes"]) == size]
+        v = [float(r["busbw_gbs"]) for r in rows
+             if (r["shape"], r["op"], r["system"]) == (shape, op, system) and int(r["bytes"]) == size]
         cells.append(f"{statistics.median(v):.3f} {statistics.median(v) / link:4.2f}x" if v else "-")
-    print(f"{'[' + shape + ']':<20} {system:<11} " + " ".join(f"{c:>14}" for c in cells))
+    print(f"{'[' + shape + ']':<20} {op:<10} {system:<11} " + " ".join(f"{c:>14}" for c in cells))
 PY
