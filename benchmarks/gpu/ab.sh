@@ -2,7 +2,8 @@
 # benchmarks/compare/ab.sh on the GPU host's CPUs: the bundle's build ("new"), settings of it (VARIANTS) and, when
 # OLD_JARS names a directory of a previous build's jars (put before the bundle's on the class path), that build
 # ("old", first), alternated in rounds with Open MPI over TCP timed in the same rounds.
-#   [OLD_JARS=.gpu-old] RANKS="8 4" OPS="allreduce allgather" [LO=8M HI=32M ROUNDS=2 LIMIT=200] \
+#   [OLD_JARS=.gpu-old] RANKS="8 4" OPS="allreduce allgather" [LO=8M HI=32M FACTOR=2 WARM=5 ITERS=50 ROUNDS=2] \
+#     [LIMIT=200] \
 #     [VARIANTS="new-128K:JCOLL_TCP_MIN_SEGMENT=128K ch1:JCOLL_TCP_CHANNELS=1"] bash benchmarks/gpu/ab.sh
 # Writes $OUT/ab.log (and lscpu.txt); each ab.sh run is cut at LIMIT seconds, its finished rounds kept.
 # An old build's jars, here: mkdir .gpu-old && cp OLD_TREE/jcoll-*/target/jcoll-*-SNAPSHOT.jar
@@ -19,7 +20,7 @@ variants+=("${more[@]}")
 for n in ${RANKS:-8}; do
   for op in ${OPS:-allreduce}; do
     step "$op, $n ranks"
-    timeout "${LIMIT:-200}" bash benchmarks/compare/ab.sh -n "$n" -o "$op" -b "${LO:-8M}" -e "${HI:-32M}" -f 2 -w 5 \
-      -i 50 -r "${ROUNDS:-2}" "${variants[@]}"
+    timeout "${LIMIT:-200}" bash benchmarks/compare/ab.sh -n "$n" -o "$op" -b "${LO:-8M}" -e "${HI:-32M}" -f "${FACTOR:-2}" \
+      -w "${WARM:-5}" -i "${ITERS:-50}" -r "${ROUNDS:-2}" "${variants[@]}"
   done
 done 2>&1 | tee "$OUT/ab.log"
