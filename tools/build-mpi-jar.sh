@@ -16,6 +16,8 @@ for candidate in /usr/lib/*/openmpi/lib/libmpi_java.so /usr/lib/*/libmpi_java.so
   [[ -e $candidate ]] && { library=$candidate; break; }
 done
 [[ -n $library ]] || die "no libmpi_java.so: install Debian's openmpi-bin (libopenmpi3 holds the library)"
+[[ $library == *.so ]] || echo "build-mpi-jar: $library has no libmpi_java.so link, by which mpi.jar loads it:" \
+  "install libopenmpi-dev" >&2
 package=$(dpkg-query -S "$(readlink -f "$library")" | head -1 | cut -d: -f1)
 version=$(dpkg-query -W -f='${source:Version}' "$package")           # the source package's, e.g. 4.1.4-3
 [[ -n $version ]] || die "cannot tell which Open MPI $library belongs to"
