@@ -20,15 +20,20 @@ final class ShmAllGather {
         StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += chunk) {
-            int bytes = (int) Math.min(chunk, count - from) * typeSize;
+            int elements = (int) Math.min(chunk, count - from);
+            long at = from * typeSize;
+            long first = from; // this chunk's first element, for the members' ranges
             int k = s.nextSlot();
-            s.copyIn(in, from * typeSize, bytes, s.slot(s.rank(), k), 0);
+            s.copyInShared(in, at, elements, typeSize, s.slot(s.rank(), k), 0);
             s.publish();
             s.awaitAll();
             if (root < 0 || root == s.rank()) {
-                for (int j = 0; j < s.size(); j++) {
-                    s.copyOut(s.slot(j, k), 0, bytes, out, (j * count + from) * typeSize);
-                }
+                s.share(elements, typeSize, (lo, hi) -> {
+                    for (int j = 0; j < s.size(); j++) {
+                        s.copyOut(s.slot(j, k), lo * typeSize, (hi - lo) * typeSize, out,
+                                (j * count + first + lo) * typeSize);
+                    }
+                });
             }
             s.free(k);
         }

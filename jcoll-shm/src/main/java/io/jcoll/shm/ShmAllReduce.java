@@ -62,25 +62,43 @@ final class ShmAllReduce {
         int lo = sliceStart(elements, n, me);
         int hi = sliceStart(elements, n, me + 1);
         // the peers' slices only: this rank's own slice is read from its input when it reduces it
-        s.copyIn(in, from * typeSize, lo * typeSize, mine, 0);
-        s.copyIn(in, (from + hi) * typeSize, (elements - hi) * typeSize, mine, hi * typeSize);
+        s.share(elements, typeSize, (a, b) -> {
+            copyIn(s, in, from, typeSize, a, Math.min(b, lo), mine);
+            copyIn(s, in, from, typeSize, Math.max(a, hi), b, mine);
+        });
         s.publish();
         s.awaitAll();
         // into this rank's slice of its own slot: no other rank reads that slice of this slot in this phase
-        ByteBuffer own = Slots.view(mine, lo * typeSize, (hi - lo) * typeSize);
-        ByteBuffer input = s.readable(in, (from + lo) * typeSize, (hi - lo) * typeSize);
-        reduceWithOwn(s, call.type(), call.reduceOp(), k, lo * typeSize, hi - lo, input, own);
+        s.share(hi - lo, typeSize, (a, b) -> {
+            int at = (lo + a) * typeSize;
+            int bytes = (b - a) * typeSize;
+            ByteBuffer input = s.readable(in, from * typeSize + at, bytes);
+            reduceWithOwn(s, call.type(), call.reduceOp(), k, at, b - a, input, Slots.view(mine, at, bytes));
+        });
         s.publish();
         s.awaitAll();
         if (root < 0 || root == me) {
             StagedAccess out = (StagedAccess) call.recv();
-            for (int j = 0; j < n; j++) {
-                int start = sliceStart(elements, n, j);
-                int end = sliceStart(elements, n, j + 1);
-                s.copyOut(s.slot(j, k), start * typeSize, (end - start) * typeSize, out, (from + start) * typeSize);
-            }
+            // every rank's reduced slice, each from its reducer's slot
+            s.share(elements, typeSize, (a, b) -> {
+                for (int j = 0; j < n; j++) {
+                    int start = Math.max(a, sliceStart(elements, n, j));
+                    int end = Math.min(b, sliceStart(elements, n, j + 1));
+                    if (end > start) {
+                        s.copyOut(s.slot(j, k), start * typeSize, (end - start) * typeSize, out,
+                                (from + start) * typeSize);
+                    }
+                }
+            });
         }
         s.free(k);
+    }
+
+    /** Elements {@code [a, b)} of the chunk at {@code from} of {@code in}, if any, into their place in {@code slot}. */
+    private static void copyIn(Slots s, StagedAccess in, long from, int typeSize, int a, int b, ByteBuffer slot) {
+        if (b > a) {
+            s.copyIn(in, (from + a) * typeSize, (b - a) * typeSize, slot, a * typeSize);
+        }
     }
 
     /** Element where rank {@code r}'s slice of an {@code elements}-long chunk starts. */

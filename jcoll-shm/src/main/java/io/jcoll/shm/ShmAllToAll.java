@@ -23,15 +23,20 @@ final class ShmAllToAll {
         StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += piece) {
-            int bytes = (int) Math.min(piece, count - from) * typeSize;
+            int elements = (int) Math.min(piece, count - from);
+            int bytes = elements * typeSize;
+            long first = from; // this chunk's first element, for the members' ranges
             int k = s.nextSlot();
             ByteBuffer mine = s.slot(s.rank(), k);
             s.copyBlocksIn(in, count, from, bytes, typeSize, mine);
             s.publish();
             s.awaitAll();
-            for (int j = 0; j < n; j++) {
-                s.copyOut(s.slot(j, k), s.rank() * bytes, bytes, out, (j * count + from) * typeSize);
-            }
+            s.share(elements, typeSize, (lo, hi) -> {
+                for (int j = 0; j < n; j++) {
+                    s.copyOut(s.slot(j, k), s.rank() * bytes + lo * typeSize, (hi - lo) * typeSize, out,
+                            (j * count + first + lo) * typeSize);
+                }
+            });
             s.free(k);
         }
     }

@@ -21,19 +21,19 @@ final class ShmBroadcast {
         long chunk = s.elementsPerSlot(typeSize);
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += chunk) {
-            int bytes = (int) Math.min(chunk, count - from) * typeSize;
+            int elements = (int) Math.min(chunk, count - from);
             long at = from * typeSize;
             int k = isRoot ? s.nextSlot() : s.nextSlotUnwritten();
             if (isRoot) {
-                s.copyIn((StagedAccess) call.send(), at, bytes, s.slot(root, k), 0);
+                s.copyInShared((StagedAccess) call.send(), at, elements, typeSize, s.slot(root, k), 0);
                 s.publish();
                 if (!call.inPlace()) {
-                    s.copyOut(s.slot(root, k), 0, bytes, out, at);
+                    s.copyOutShared(s.slot(root, k), 0, elements, typeSize, out, at);
                 }
             } else {
                 s.publish();
                 s.awaitPeer(root);
-                s.copyOut(s.slot(root, k), 0, bytes, out, at);
+                s.copyOutShared(s.slot(root, k), 0, elements, typeSize, out, at);
             }
             s.free(k);
         }
@@ -48,7 +48,8 @@ final class ShmBroadcast {
         long piece = s.elementsPerPiece(typeSize);
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += piece) {
-            int bytes = (int) Math.min(piece, count - from) * typeSize;
+            int elements = (int) Math.min(piece, count - from);
+            int bytes = elements * typeSize;
             int k = isRoot ? s.nextSlot() : s.nextSlotUnwritten();
             if (isRoot) {
                 StagedAccess in = (StagedAccess) call.send();
@@ -59,7 +60,7 @@ final class ShmBroadcast {
                 s.awaitPeer(root);
             }
             if (!(isRoot && call.inPlace())) {
-                s.copyOut(s.slot(root, k), s.rank() * bytes, bytes, out, from * typeSize);
+                s.copyOutShared(s.slot(root, k), s.rank() * bytes, elements, typeSize, out, from * typeSize);
             }
             s.free(k);
         }

@@ -30,7 +30,9 @@ final class ShmReduceScatter {
             s.publish();
             s.awaitAll();
             ByteBuffer dst = s.writable(out, from * typeSize, bytes);
-            ShmAllReduce.reduce(s, call.type(), call.reduceOp(), k, s.rank() * bytes, bytes, elements, dst);
+            s.share(elements, typeSize, (lo, hi) -> ShmAllReduce.reduce(s, call.type(), call.reduceOp(), k,
+                    s.rank() * bytes + lo * typeSize, (hi - lo) * typeSize, hi - lo,
+                    Slots.view(dst, lo * typeSize, (hi - lo) * typeSize)));
             out.commit(from * typeSize, dst);
             s.free(k);
         }

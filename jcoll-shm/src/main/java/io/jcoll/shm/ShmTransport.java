@@ -8,6 +8,7 @@ import io.jcoll.spi.Call;
 import io.jcoll.spi.HostMemory;
 import io.jcoll.spi.Operation;
 import io.jcoll.spi.Signature;
+import io.jcoll.spi.Settings;
 import io.jcoll.spi.SplitRequest;
 import io.jcoll.spi.StagedAccess;
 import io.jcoll.spi.Transport;
@@ -30,12 +31,22 @@ final class ShmTransport implements Transport {
     /** Messages per rank up to this size are all-reduced in one step (JCOLL_SHM_ONE_STEP). */
     static final int DEFAULT_ONE_STEP_BYTES = 16 << 10;
     static final Duration DEFAULT_SPIN = Duration.ofNanos(200_000);
+    /**
+     * Most and fewest members of a rank's crew under {@code auto}: past four, the shares of one 256 KB slot grow
+     * small; below four (8 ranks on 16 cores, crews of 2), 11 of 20 ops and sizes ran slower than alone, against
+     * 1.3-3.6x faster at 2 and 4 ranks with crews of 4 (benchmarks/RESULTS.md).
+     */
+    static final int MAX_AUTO_CREW = 4;
+    static final int MIN_AUTO_CREW = 4;
+    /** Bytes below which a crew member's share of a copy is not worth waking it for (JCOLL_SHM_SHARE_MIN). */
+    static final int DEFAULT_SHARE_MIN_BYTES = 32 << 10;
 
     private final TransportContext context;
     private final Segment segment;
     private final Control control;
     private final Waiter waiter;
     private final Slots slots;
+    private final Crew crew;
     private final PairRings rings;
     private final AlgorithmContext pointToPoint;
     private final int oneStepBytes;
@@ -52,7 +63,10 @@ final class ShmTransport implements Transport {
         this.waiter = new Waiter(context.rank(), control, segment,
                 context.settings().getDuration("JCOLL_SHM_SPIN", DEFAULT_SPIN).toNanos(), oversubscribed);
         HostMemory stages = HostMemory.pinnedOrDirect();
-        this.slots = new Slots(context.rank(), layout, segment.buffer(), control, waiter, stages);
+        this.crew = new Crew("jcoll-shm-crew-r" + context.rank(), crewSize(context.settings(), context.localSize(),
+                Runtime.getRuntime().availableProcessors()), ShmTransport::passThroughRuntime);
+        this.slots = new Slots(context.rank(), layout, segment.buffer(), control, waiter, stages, crew,
+                (int) context.settings().getBytes("JCOLL_SHM_SHARE_MIN", DEFAULT_SHARE_MIN_BYTES));
         this.rings = new PairRings(context.rank(), layout, segment.buffer(), waiter);
         Tuning tuning = Tuning.from(context.settings());
         this.pointToPoint = new AlgorithmContext(rings, new Scratch(tuning.segmentBytes(), stages), tuning);
@@ -60,10 +74,35 @@ final class ShmTransport implements Transport {
         this.network = new NetworkReport("shared memory among the " + layout.size() + " ranks of this host: "
                 + "one segment of " + (layout.totalBytes() >> 10) + " KiB (" + layout.slots() + " slots of "
                 + (layout.slotBytes() >> 10) + " KiB per rank, rings of " + (layout.ringBytes() >> 10)
-                + " KiB per pair), unlinked once mapped; stages in " + stages.describe() + " host memory",
+                + " KiB per pair), unlinked once mapped; " + (crew.size() == 1 ? "each rank copies alone"
+                : "each rank's large copies shared by " + crew.size() + " threads") + "; stages in "
+                + stages.describe() + " host memory",
                 List.of("SHM"), null, List.of(segment.path().getParent().toString()), null, List.of(),
                 "jcoll's shm transport");
         control.claim(context.rank(), ProcessHandle.current().pid());
+    }
+
+    /**
+     * Threads that share each of this rank's large copies, itself included (JCOLL_SHM_THREADS: a number, or
+     * {@code auto}, the default: the host's cores divided among its ranks, at most {@link #MAX_AUTO_CREW}, and
+     * none below {@link #MIN_AUTO_CREW}, so that the ranks' crews together never outnumber the cores).
+     */
+    static int crewSize(Settings settings, int localRanks, int cores) {
+        String value = settings.get("JCOLL_SHM_THREADS").orElse("auto");
+        if (value.equals("auto")) {
+            int perRank = cores / Math.max(1, localRanks);
+            return perRank < MIN_AUTO_CREW ? 1 : Math.min(MAX_AUTO_CREW, perRank);
+        }
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= 1 && n <= 64) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // named below
+        }
+        throw new IllegalArgumentException("JCOLL_SHM_THREADS must be auto or a number of threads from 1 to 64 (was "
+                + value + ")");
     }
 
     /** Opens the segment for {@code context}'s group; see {@link SegmentSetup}. */
@@ -217,7 +256,7 @@ final class ShmTransport implements Transport {
             }
         }
         Signature signature = Signature.of(call);
-        slots.begin(signature, history);
+        slots.begin(signature, history, call.send(), call.recv());
         switch (call.operation()) {
             case ALL_REDUCE -> ShmAllReduce.run(slots, call, -1, oneStepBytes);
             case REDUCE -> ShmAllReduce.run(slots, call, call.root(), oneStepBytes);
@@ -294,6 +333,7 @@ final class ShmTransport implements Transport {
         closed = true;
         waiter.interrupt(cause);
         leave(Control.ABORTED, cause);
+        crew.close();
         slots.release();
         segment.closeDescriptor();
     }
@@ -305,6 +345,7 @@ final class ShmTransport implements Transport {
         }
         closed = true;
         leave(Control.CLOSED, null);
+        crew.close();
         slots.release();
         segment.close();
     }

@@ -1,5 +1,7 @@
 package io.jcoll.shm;
 
+import io.jcoll.Buffer;
+import io.jcoll.HostBuffer;
 import io.jcoll.exceptions.CollectiveMismatchException;
 import io.jcoll.spi.HostMemory;
 import io.jcoll.spi.Signature;
@@ -19,6 +21,10 @@ import java.nio.ByteOrder;
  *
  * <p>Before a rank reads a peer's slot in a call, it compares the signature the peer recorded for that call
  * with its own: ranks in different calls fail, naming each other, before either reads the other's data.
+ *
+ * <p>Within a phase, a rank's own copies and reductions of a large chunk may be {@linkplain #share shared} with
+ * its {@link Crew}: ranges of the chunk, one per member. The phases, their counters and every wait stay on the
+ * calling thread.
  */
 final class Slots {
 
@@ -30,6 +36,9 @@ final class Slots {
     private final ByteBuffer[][] slots;  // [rank][slot], native order, each exactly one slot long
     private final long[] freeAt;         // per slot: the counter every rank must reach before it is written again
     private final HostMemory stageMemory;
+    private final Crew crew;
+    private final int shareMinBytes;     // bytes below which a member's range is not worth a helper
+    private boolean viewsOnly;           // the current call's buffers all give views: helpers may touch them
     private ByteBuffer stage;            // for buffers that cannot be viewed (arrays, GPU memory): one slot
     private long flag;                   // this rank's counter, as last published
     private long chunk;                  // chunks run on this communicator: picks the slot
@@ -38,8 +47,11 @@ final class Slots {
     private long history;
     private boolean verified;
 
-    Slots(int rank, Layout layout, ByteBuffer map, Control control, Waiter waiter, HostMemory stageMemory) {
+    Slots(int rank, Layout layout, ByteBuffer map, Control control, Waiter waiter, HostMemory stageMemory,
+          Crew crew, int shareMinBytes) {
         this.rank = rank;
+        this.crew = crew;
+        this.shareMinBytes = Math.max(1, shareMinBytes);
         this.size = layout.size();
         this.layout = layout;
         this.control = control;
@@ -72,8 +84,12 @@ final class Slots {
         return layout.slotBytes() / ((long) size * typeSize);
     }
 
-    /** Records the call this rank enters, for its peers to compare before they read its slots. */
-    void begin(Signature call, long historyBefore) {
+    /**
+     * Records the call this rank enters, for its peers to compare before they read its slots; {@code send} and
+     * {@code recv} are its buffers (null where it has none), which say whether helpers may share its copies.
+     */
+    void begin(Signature call, long historyBefore, Buffer send, Buffer recv) {
+        viewsOnly = givesViews(send) && givesViews(recv);
         callIndex++;
         signature = call;
         history = historyBefore;
@@ -159,6 +175,49 @@ final class Slots {
         }
     }
 
+    /** A range {@code [from, to)} of a chunk's elements, for one member of the crew. */
+    @FunctionalInterface
+    interface Range {
+        void run(int from, int to);
+    }
+
+    /**
+     * Runs {@code range} over elements {@code [0, elements)} of {@code typeSize} bytes: cut into one range per
+     * member of the crew where the call's buffers give views and each range is at least the minimum share, else
+     * whole on this thread. Ranges are cut at multiples of a cache line's worth of elements, so no two members
+     * write one line. {@code range} must not itself share.
+     */
+    void share(int elements, int typeSize, Range range) {
+        long bytes = (long) elements * typeSize;
+        int members = viewsOnly ? (int) Math.min(crew.size(), bytes / shareMinBytes) : 1;
+        if (members <= 1) {
+            range.run(0, elements);
+            return;
+        }
+        int align = Math.max(1, Layout.LINE / typeSize);
+        crew.run(members, (member, of) -> {
+            int from = cut(elements, member, of, align);
+            int to = cut(elements, member + 1, of, align);
+            if (to > from) {
+                range.run(from, to);
+            }
+        });
+    }
+
+    /** Where member {@code m} of {@code of}'s range of {@code elements} starts, at a multiple of {@code align}. */
+    static int cut(int elements, int m, int of, int align) {
+        if (m >= of) {
+            return elements;
+        }
+        long at = (long) elements * m / of;
+        return (int) (at / align * align);
+    }
+
+    /** Buffers a helper thread may read and write: views of memory, never a stage (which is this thread's). */
+    private static boolean givesViews(Buffer b) {
+        return b == null || b instanceof HostBuffer h && h.isByteAddressable();
+    }
+
     /** Copies {@code length} bytes of {@code from} at {@code byteOffset} into {@code slot} at {@code at}. */
     void copyIn(StagedAccess from, long byteOffset, int length, ByteBuffer slot, int at) {
         if (length > 0) {
@@ -169,18 +228,32 @@ final class Slots {
     /**
      * Posts the same {@code bytes}-long range, from element {@code from}, of each of the {@code size} blocks of
      * {@code count} elements of {@code in} side by side in {@code slot}: block {@code d}'s at
-     * {@code d * bytes}. What reduce-scatter, all-to-all and scatter each chunk begins with.
+     * {@code d * bytes}. What reduce-scatter, all-to-all and scatter each chunk begins with. Shared.
      */
     void copyBlocksIn(StagedAccess in, long count, long from, int bytes, int typeSize, ByteBuffer slot) {
-        for (int d = 0; d < size; d++) {
-            copyIn(in, (d * count + from) * typeSize, bytes, slot, d * bytes);
-        }
+        share(bytes / typeSize, typeSize, (lo, hi) -> {
+            for (int d = 0; d < size; d++) {
+                copyIn(in, (d * count + from + lo) * typeSize, (hi - lo) * typeSize, slot, d * bytes + lo * typeSize);
+            }
+        });
+    }
+
+    /** {@link #copyIn} of {@code elements} elements of {@code typeSize} bytes, shared. */
+    void copyInShared(StagedAccess from, long byteOffset, int elements, int typeSize, ByteBuffer slot, int at) {
+        share(elements, typeSize, (lo, hi) -> copyIn(from, byteOffset + (long) lo * typeSize, (hi - lo) * typeSize,
+                slot, at + lo * typeSize));
+    }
+
+    /** {@link #copyOut} of {@code elements} elements of {@code typeSize} bytes, shared. */
+    void copyOutShared(ByteBuffer slot, int at, int elements, int typeSize, StagedAccess to, long byteOffset) {
+        share(elements, typeSize, (lo, hi) -> copyOut(slot, at + lo * typeSize, (hi - lo) * typeSize, to,
+                byteOffset + (long) lo * typeSize));
     }
 
     /** Copies {@code length} bytes of {@code slot} at {@code at} into {@code to} at {@code byteOffset}. */
     void copyOut(ByteBuffer slot, int at, int length, StagedAccess to, long byteOffset) {
         if (length > 0) {
-            ByteBuffer room = to.writable(byteOffset, length, stage(length));
+            ByteBuffer room = to.writable(byteOffset, length, stageFor(to, length));
             room.put(0, slot, at, length);
             to.commit(byteOffset, room);
         }
@@ -188,12 +261,17 @@ final class Slots {
 
     /** {@code length} bytes of {@code from} at {@code byteOffset}, indexed from 0, native order (a view or the stage). */
     ByteBuffer readable(StagedAccess from, long byteOffset, int length) {
-        return from.readable(byteOffset, length, stage(length)).order(ByteOrder.nativeOrder());
+        return from.readable(byteOffset, length, stageFor(from, length)).order(ByteOrder.nativeOrder());
     }
 
     /** Room to write {@code length} bytes of {@code to} at {@code byteOffset}; pass it to {@link StagedAccess#commit}. */
     ByteBuffer writable(StagedAccess to, long byteOffset, int length) {
-        return to.writable(byteOffset, length, stage(length)).order(ByteOrder.nativeOrder());
+        return to.writable(byteOffset, length, stageFor(to, length)).order(ByteOrder.nativeOrder());
+    }
+
+    /** The stage, for memory that needs one; none for views, so that helpers sharing a call never touch it. */
+    private ByteBuffer stageFor(StagedAccess access, int length) {
+        return givesViews(access) ? null : stage(length);
     }
 
     /** {@code length} bytes of {@code slot} from {@code at}, indexed from 0, native order. */

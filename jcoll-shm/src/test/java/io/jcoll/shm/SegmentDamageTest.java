@@ -1,6 +1,7 @@
 package io.jcoll.shm;
 
 import io.jcoll.Communicator;
+import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
 import io.jcoll.exceptions.JcollException;
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +36,17 @@ class SegmentDamageTest {
      */
     @org.junit.jupiter.api.RepeatedTest(20)
     void aSegmentCutShortUnderTheRanksFailsTheirCallsWithoutCrashingTheJvm() {
-        List<Throwable> failures = damageDuringAllReduces(fd -> {
+        cutShortUnderTheRanks(false);
+    }
+
+    /** The same where helper threads share each rank's copies: a fault on a helper is the call's, named alike. */
+    @org.junit.jupiter.api.RepeatedTest(8)
+    void aSegmentCutShortUnderRanksWithCrewsFailsTheirCallsWithoutCrashingTheJvm() {
+        cutShortUnderTheRanks(true);
+    }
+
+    private static void cutShortUnderTheRanks(boolean crews) {
+        List<Throwable> failures = damageDuringAllReduces(crews, fd -> {
             try (RandomAccessFile f = new RandomAccessFile(fd.toFile(), "rw")) {
                 f.setLength(4096); // the header survives; the control blocks and slots are gone
             }
@@ -50,7 +62,7 @@ class SegmentDamageTest {
 
     @Test
     void aSegmentOverwrittenUnderTheRanksFailsTheirCalls() {
-        List<Throwable> failures = damageDuringAllReduces(fd -> {
+        List<Throwable> failures = damageDuringAllReduces(false, fd -> {
             try (RandomAccessFile f = new RandomAccessFile(fd.toFile(), "rw")) {
                 byte[] junk = new byte[1 << 16];
                 new java.util.Random().nextBytes(junk);
@@ -68,8 +80,11 @@ class SegmentDamageTest {
         void to(Path fd) throws IOException;
     }
 
-    /** Two thread ranks run all-reduces until they fail; the segment is damaged once both are in the loop. */
-    private static List<Throwable> damageDuringAllReduces(Damage damage) {
+    /**
+     * Two thread ranks run all-reduces until they fail; the segment is damaged once both are in the loop. With
+     * {@code crews}, of direct buffers that three threads per rank copy (arrays are copied by the rank alone).
+     */
+    private static List<Throwable> damageDuringAllReduces(boolean crews, Damage damage) {
         int n = 2;
         int port = ShmGroup.freePort();
         CountDownLatch looping = new CountDownLatch(n);
@@ -92,12 +107,14 @@ class SegmentDamageTest {
         });
         vandal.start();
         List<Throwable> caught = Ranks.all(n, Duration.ofMinutes(1), rank -> {
-            Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "10s"));
-            float[] data = new float[1 << 16];
+            Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "10s",
+                    "JCOLL_SHM_THREADS", crews ? "3" : "1"));
+            HostBuffer data = crews ? HostBuffer.of(ByteBuffer.allocateDirect(4 << 16), DataType.FLOAT32)
+                    : HostBuffer.of(new float[1 << 16]);
             looping.countDown();
             JcollException e = assertThrows(JcollException.class, () -> {
                 for (int i = 0; i < 10_000_000; i++) {
-                    comm.allReduce(HostBuffer.of(data), ReduceOp.SUM);
+                    comm.allReduce(data, ReduceOp.SUM);
                 }
             });
             comm.close();

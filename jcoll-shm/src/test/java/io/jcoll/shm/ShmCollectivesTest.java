@@ -13,6 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -41,6 +42,26 @@ class ShmCollectivesTest {
     @ValueSource(ints = {2, 5})
     void everyCollectiveMatchesTheReferenceWithThreeSlotsAndDefaults(int n) {
         matchesTheReference(n, Map.of("JCOLL_SHM_SLOTS", "3"));
+    }
+
+    /**
+     * Each rank's copies and reductions shared by a crew of three threads, with shares as small as 64 bytes so that
+     * the 4 KB slots' chunks are cut into ranges (direct and heap buffers; arrays go through the stage alone);
+     * afterwards no helper thread is left.
+     */
+    @ParameterizedTest(name = "{0} ranks, crews of 3")
+    @ValueSource(ints = {2, 3})
+    void everyCollectiveMatchesTheReferenceWithCrews(int n) {
+        Map<String, String> settings = new HashMap<>(SMALL_SLOTS);
+        settings.put("JCOLL_SHM_THREADS", "3");
+        settings.put("JCOLL_SHM_SHARE_MIN", "64");
+        matchesTheReference(n, settings);
+        assertEquals(List.of(), crewThreads(), "helper threads left after close");
+    }
+
+    private static List<String> crewThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.startsWith("jcoll-shm-crew")).toList();
     }
 
     private static void matchesTheReference(int n, Map<String, String> settings) {
@@ -81,8 +102,9 @@ class ShmCollectivesTest {
         });
     }
 
-    @Test
-    void largeFloatAllReduce() {
+    @ParameterizedTest(name = "JCOLL_SHM_THREADS={0}")
+    @ValueSource(strings = {"1", "4"})
+    void largeFloatAllReduce(String threads) {
         int n = 3;
         int count = 12 << 20;
         SplittableRandom rnd = new SplittableRandom();
@@ -90,7 +112,7 @@ class ShmCollectivesTest {
         int b = rnd.nextInt(1, 1000);
         int port = ShmGroup.freePort();
         Ranks.all(n, Duration.ofMinutes(5), rank -> {
-            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of())) {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", threads))) {
                 ByteBuffer data = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
                 for (int i = 0; i < count; i++) {
                     data.putFloat(i * 4, value(i, rank, a, b));
