@@ -1,6 +1,7 @@
 package io.jcoll.shm;
 
 import io.jcoll.Communicator;
+import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
 import io.jcoll.exceptions.CommunicatorClosedException;
@@ -9,6 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,7 +66,9 @@ class ShmSplitTest {
     void aThousandSplitsLeaveNothingBehind(@TempDir Path dir) throws Exception {
         int n = 2;
         int port = ShmGroup.freePort();
-        Map<String, String> settings = Map.of("JCOLL_SHM_DIR", dir.toString());
+        // crews of 2 with small shares: every split starts helper threads, and its close must stop them
+        Map<String, String> settings = Map.of("JCOLL_SHM_DIR", dir.toString(), "JCOLL_SHM_THREADS", "2",
+                "JCOLL_SHM_SHARE_MIN", "64");
         Ranks.all(n, Duration.ofMinutes(4), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 for (int i = 0; i < 20; i++) { // warm: the thread pools and classes every split uses exist
@@ -75,9 +80,11 @@ class ShmSplitTest {
                 long mappings = segmentMappings();
                 for (int i = 0; i < 1000; i++) {
                     try (Communicator sub = comm.split(0, rank).orElseThrow()) {
-                        float[] v = {1};
-                        sub.allReduce(HostBuffer.of(v), ReduceOp.SUM);
-                        assertEquals(2f, v[0]);
+                        // past the one-step size, so that the chunks' copies are shared
+                        ByteBuffer bytes = ByteBuffer.allocateDirect(4 * 8192).order(ByteOrder.nativeOrder());
+                        bytes.putFloat(4 * 8191, rank + 1);
+                        sub.allReduce(HostBuffer.of(bytes, DataType.FLOAT32), ReduceOp.SUM);
+                        assertEquals(3f, bytes.getFloat(4 * 8191));
                     }
                 }
                 comm.barrier();
