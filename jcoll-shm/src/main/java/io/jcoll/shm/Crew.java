@@ -13,9 +13,9 @@ import java.util.concurrent.locks.LockSupport;
  * stays on the calling thread, so the protocol between ranks is the same with a crew or without.
  *
  * <p>A helper polls, yielding, while jobs keep coming (one every few microseconds inside a large collective),
- * and parks after {@link #IDLE_SPIN} without one, so that a communicator between calls costs no core. The helpers start
- * on the first shared job, not before: most communicators (a split's sub-group, one that moves small messages)
- * never need them.
+ * and parks after {@link #IDLE_POLL} without one, so that a communicator between calls costs no core. The
+ * helpers start on the first shared job, not before: most communicators (a split's sub-group, one that moves
+ * small messages) never need them.
  */
 final class Crew implements AutoCloseable {
 
@@ -29,8 +29,10 @@ final class Crew implements AutoCloseable {
     private record Job(long number, Part part, int members) {
     }
 
-    /** How long an idle helper spins for the next job before it parks: the gap between chunks, many times over. */
-    static final long IDLE_SPIN = 1_000_000;
+    /** Nanoseconds an idle helper polls for the next job before it parks: the gap between chunks, many times over. */
+    static final long IDLE_POLL = 1_000_000;
+    /** Nanoseconds the calling thread spins for its helpers before it yields its core while it waits. */
+    private static final long HELPER_SPIN = 50_000;
 
     private final String name;
     private final int size;          // members, the calling thread included
@@ -121,9 +123,6 @@ final class Crew implements AutoCloseable {
         }
     }
 
-    /** How long the calling thread spins for its helpers before it yields its core while it waits. */
-    private static final long HELPER_SPIN = 50_000;
-
     private void start() {
         if (helpers != null) {
             return;
@@ -153,7 +152,7 @@ final class Crew implements AutoCloseable {
                         runPart(j, member);
                     }
                     idleSince = System.nanoTime();
-                } else if (System.nanoTime() - idleSince < IDLE_SPIN) {
+                } else if (System.nanoTime() - idleSince < IDLE_POLL) {
                     // yield, not a bare spin: where the host's threads outnumber its cores (a crew set larger than
                     // the cores per rank), a spinning helper would hold the core its own rank or a peer needs
                     Thread.yield();

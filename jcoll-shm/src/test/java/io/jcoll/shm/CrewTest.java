@@ -60,7 +60,7 @@ class CrewTest {
                         }
                     }
                 }
-                Thread.sleep(Crew.IDLE_SPIN / 1_000_000 + 20); // the helpers park; the next round must wake them
+                Thread.sleep(Crew.IDLE_POLL / 1_000_000 + 20); // the helpers park; the next round must wake them
             }
         }
     }
