@@ -184,8 +184,8 @@ final class Slots {
     /**
      * Runs {@code range} over elements {@code [0, elements)} of {@code typeSize} bytes: cut into one range per
      * member of the crew where the call's buffers give views and each range is at least the minimum share, else
-     * whole on this thread. Ranges are cut at multiples of a cache line's worth of elements, so no two members
-     * write one line. {@code range} must not itself share.
+     * whole on this thread. Ranges are cut at multiples of a cache line's worth of elements, so members writing a
+     * slot (slots start on a line) never write one line. {@code range} must not itself share.
      */
     void share(int elements, int typeSize, Range range) {
         long bytes = (long) elements * typeSize;
