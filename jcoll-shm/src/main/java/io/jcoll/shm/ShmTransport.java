@@ -34,7 +34,7 @@ final class ShmTransport implements Transport {
     /**
      * Most and fewest members of a rank's crew under {@code auto}: past four, the shares of one 256 KB slot grow
      * small; below four (8 ranks on 16 cores, crews of 2), 11 of 20 ops and sizes ran slower than alone, against
-     * 1.3-3.6x faster at 2 and 4 ranks with crews of 4 (benchmarks/RESULTS.md).
+     * 1.3-3.6x faster at 37 of 40 at 2 and 4 ranks with crews of 4 (benchmarks/RESULTS.md).
      */
     static final int MAX_AUTO_CREW = 4;
     static final int MIN_AUTO_CREW = 4;
