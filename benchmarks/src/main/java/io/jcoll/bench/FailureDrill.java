@@ -77,8 +77,10 @@ public final class FailureDrill {
                 System.out.println(mismatch ? "no failure seen: 20 mismatched calls completed, their results silently wrong"
                         : "no failure seen");
             } catch (JcollException e) {
-                System.out.printf("CAUGHT %s peer=%d after %.2f s at=%d: %s%n", e.getClass().getSimpleName(), e.peer(),
-                        (System.nanoTime() - start) / 1e9, System.currentTimeMillis(), e.getMessage());
+                // one write of the whole line: printf writes its pieces one by one, and under mpirun two ranks'
+                // pieces interleaved in the merged output (seen on JDK 25), so that neither line could be read
+                System.out.println(String.format("CAUGHT %s peer=%d after %.2f s at=%d: %s", e.getClass().getSimpleName(),
+                        e.peer(), (System.nanoTime() - start) / 1e9, System.currentTimeMillis(), e.getMessage()));
                 if (abort && comm.rank() == 1) {
                     // alive 3 s more: a peer that learns sooner learned of the abort, not of this process's end
                     sleepQuietly(3000);
