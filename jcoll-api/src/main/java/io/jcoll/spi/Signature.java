@@ -51,7 +51,7 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
      * @param offset where in {@code b}
      */
     public void writeTo(ByteBuffer b, int offset) {
-        ByteBuffer le = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer le = littleEndian(b);
         le.putInt(offset, operation);
         le.putInt(offset + 4, type);
         le.putInt(offset + 8, reduceOp);
@@ -66,9 +66,14 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
      * @return the signature read back; fields are not range-checked ({@link #describe} copes)
      */
     public static Signature readFrom(ByteBuffer b, int offset) {
-        ByteBuffer le = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer le = littleEndian(b);
         return new Signature(le.getInt(offset), le.getInt(offset + 4), le.getInt(offset + 8), le.getInt(offset + 12),
                 le.getLong(offset + 16), le.getLong(offset + 24));
+    }
+
+    /** {@code b} itself where it is little-endian already (every call writes one: no copy of the buffer object). */
+    private static ByteBuffer littleEndian(ByteBuffer b) {
+        return b.order() == ByteOrder.LITTLE_ENDIAN ? b : b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /** The same signature with another count: the count of one pair's exchange within an uneven all-to-all. */

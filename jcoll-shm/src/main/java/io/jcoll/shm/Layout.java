@@ -5,7 +5,8 @@ import io.jcoll.spi.Settings;
 /**
  * Where everything lies in a communicator's segment. Every offset is a multiple of {@link #LINE}, so that no two
  * ranks ever write the same cache line: a header; one control block per rank (its progress counter, its state,
- * the signatures of its latest calls); one ring per ordered pair of ranks for point-to-point messages; and
+ * the signatures of its latest calls); two boxes per rank for small collectives (a call's signature and data
+ * side by side, {@link Boxes}); one ring per ordered pair of ranks for point-to-point messages; and
  * {@code slots} slots of {@code slotBytes} per rank, through which the collectives move data. The segment's size
  * follows from the rank count and these sizes, never from a message's size: a 1 GB all-reduce goes through the
  * same slots a chunk at a time.
@@ -24,6 +25,10 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
     static final int CALL_ENTRIES = 16;
     static final int CALL_ENTRY_BYTES = 64;
     static final int RING_HEADER_BYTES = 2 * LINE;
+    /** Boxes per rank: a rank writes one while its peers may still read the other (see {@link Boxes}). */
+    static final int BOXES = 2;
+    /** Bytes of one box: its header, then up to {@link Boxes#CAPACITY} bytes of data. */
+    static final int BOX_BYTES = (Boxes.DATA_AT + Boxes.CAPACITY + LINE - 1) / LINE * LINE;
 
     static final int DEFAULT_SLOT_BYTES = 256 << 10;
     static final int DEFAULT_SLOTS = 2;
@@ -59,8 +64,13 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
                 + ((long) rank * CALL_ENTRIES + Math.floorMod(callIndex, CALL_ENTRIES)) * CALL_ENTRY_BYTES;
     }
 
+    long boxOffset(int rank, int box) {
+        return HEADER_BYTES + (long) size * CONTROL_BYTES + (long) size * CALL_ENTRIES * CALL_ENTRY_BYTES
+                + ((long) rank * BOXES + box) * BOX_BYTES;
+    }
+
     private long ringsOffset() {
-        return HEADER_BYTES + (long) size * CONTROL_BYTES + (long) size * CALL_ENTRIES * CALL_ENTRY_BYTES;
+        return boxOffset(size, 0);
     }
 
     /** The ring that carries messages from {@code from} to {@code to}: its header, then its bytes. */

@@ -7,6 +7,7 @@ import io.jcoll.spi.Call;
 import io.jcoll.spi.StagedAccess;
 
 import java.nio.ByteBuffer;
+import java.util.function.IntFunction;
 
 /**
  * All-reduce, and reduce to one root, through the slots. Small messages in one step: every rank posts its whole
@@ -111,14 +112,18 @@ final class ShmAllReduce {
      * rank order, into memory of this rank's own; AVG divided at the end.
      */
     static void reduce(Slots s, DataType type, ReduceOp op, int k, int at, int bytes, int elements, ByteBuffer dst) {
-        int n = s.size();
+        reduceInRankOrder(type, op, s.size(), j -> Slots.view(s.slot(j, k), at, bytes), dst, elements);
+    }
+
+    /** {@code dst = input(0) op input(1) op ...}, in rank order, of {@code elements} elements; AVG divided at the end. */
+    static void reduceInRankOrder(DataType type, ReduceOp op, int n, IntFunction<ByteBuffer> input, ByteBuffer dst,
+                                  int elements) {
         if (n == 1) {
-            dst.put(0, s.slot(0, k), at, bytes);
+            dst.put(0, input.apply(0), 0, elements * type.size());
         } else {
-            Reductions.combine(type, op, Slots.view(s.slot(0, k), at, bytes), Slots.view(s.slot(1, k), at, bytes),
-                    dst, elements);
+            Reductions.combine(type, op, input.apply(0), input.apply(1), dst, elements);
             for (int j = 2; j < n; j++) {
-                Reductions.combine(type, op, dst, Slots.view(s.slot(j, k), at, bytes), dst, elements);
+                Reductions.combine(type, op, dst, input.apply(j), dst, elements);
             }
         }
         finish(type, op, dst, elements, n);

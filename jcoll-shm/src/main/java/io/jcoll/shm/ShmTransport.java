@@ -23,8 +23,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The shared-memory transport: the collectives through every rank's slots in one segment, point-to-point
- * messages through its rings, progressed by the calling thread. Opened by {@link SegmentSetup}.
+ * The shared-memory transport: collectives of up to a few kilobytes in one exchange of every rank's box
+ * ({@link SmallCollectives}), larger ones through every rank's slots in one segment, point-to-point messages
+ * through its rings, progressed by the calling thread. Opened by {@link SegmentSetup}.
  */
 final class ShmTransport implements Transport {
 
@@ -46,6 +47,8 @@ final class ShmTransport implements Transport {
     private final Control control;
     private final Waiter waiter;
     private final Slots slots;
+    private final Boxes boxes;
+    private final int boxBytes;
     private final Crew crew;
     private final PairRings rings;
     private final AlgorithmContext pointToPoint;
@@ -67,6 +70,8 @@ final class ShmTransport implements Transport {
                 Runtime.getRuntime().availableProcessors()), ShmTransport::passThroughRuntime);
         this.slots = new Slots(context.rank(), layout, segment.buffer(), control, waiter, stages, crew,
                 (int) context.settings().getBytes("JCOLL_SHM_SHARE_MIN", DEFAULT_SHARE_MIN_BYTES));
+        this.boxes = new Boxes(context.rank(), layout, segment.buffer(), waiter);
+        this.boxBytes = boxBytes(context.settings());
         this.rings = new PairRings(context.rank(), layout, segment.buffer(), waiter);
         Tuning tuning = Tuning.from(context.settings());
         this.pointToPoint = new AlgorithmContext(rings, new Scratch(tuning.segmentBytes(), stages), tuning);
@@ -103,6 +108,19 @@ final class ShmTransport implements Transport {
         }
         throw new IllegalArgumentException("JCOLL_SHM_THREADS must be auto or a number of threads from 1 to 64 (was "
                 + value + ")");
+    }
+
+    /**
+     * The largest call (bytes the rank that posts most posts) that goes through {@link Boxes} (JCOLL_SHM_BOX: up to
+     * {@link Boxes#CAPACITY}, the default; 0 sends every call through the slots).
+     */
+    static int boxBytes(Settings settings) {
+        long bytes = settings.getBytes("JCOLL_SHM_BOX", Boxes.CAPACITY);
+        if (bytes < 0 || bytes > Boxes.CAPACITY) {
+            throw new IllegalArgumentException("JCOLL_SHM_BOX must be from 0 to " + Boxes.CAPACITY + " bytes (was "
+                    + bytes + ")");
+        }
+        return (int) bytes;
     }
 
     /** Opens the segment for {@code context}'s group; see {@link SegmentSetup}. */
@@ -257,6 +275,11 @@ final class ShmTransport implements Transport {
         }
         Signature signature = Signature.of(call);
         slots.begin(signature, history, call.send(), call.recv());
+        if (SmallCollectives.fits(call, slots.size(), boxBytes)) {
+            SmallCollectives.run(boxes, slots, call, signature, history);
+            history = signature.foldInto(history);
+            return;
+        }
         switch (call.operation()) {
             case ALL_REDUCE -> ShmAllReduce.run(slots, call, -1, oneStepBytes);
             case REDUCE -> ShmAllReduce.run(slots, call, call.root(), oneStepBytes);

@@ -3,6 +3,8 @@ package io.jcoll.shm;
 import io.jcoll.Buffer;
 import io.jcoll.HostBuffer;
 import io.jcoll.exceptions.CollectiveMismatchException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.ProtocolException;
 import io.jcoll.spi.HostMemory;
 import io.jcoll.spi.Signature;
 import io.jcoll.spi.StagedAccess;
@@ -46,6 +48,7 @@ final class Slots {
     private Signature signature;
     private long history;
     private boolean verified;
+    private final java.util.function.IntFunction<JcollException> disagreements = this::disagreementWith;
 
     Slots(int rank, Layout layout, ByteBuffer map, Control control, Waiter waiter, HostMemory stageMemory,
           Crew crew, int shareMinBytes) {
@@ -95,6 +98,7 @@ final class Slots {
         history = historyBefore;
         verified = false;
         control.enter(rank, callIndex, signature, historyBefore);
+        waiter.compareCallsWith(disagreements);
     }
 
     /** The next chunk's slot, once every rank has finished reading what it last held. */
@@ -152,27 +156,52 @@ final class Slots {
         if (record == Control.CallRecord.PASSED) {
             return; // it got past this call, which it could only with this rank in it; later calls compare histories
         }
-        Signature theirs = record == null ? null : record.signature();
-        if ((theirs == null || !theirs.equals(signature) || record.history() != history)
-                && waiter.damaged(peer) != null) {
-            throw waiter.damaged(peer); // garbage written over the records by another process, not a disagreement
+        if (record == null) {
+            ProtocolException damage = waiter.damaged(peer);
+            throw damage != null ? damage // garbage written over the records by another process
+                    : new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " is not in "
+                    + signature.describe() + " (" + control.latestCall(peer) + "); every rank must issue the same "
+                    + "collectives, in the same order, with the same arguments");
         }
-        if (theirs == null) {
-            throw new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " is not in "
-                    + signature.describe() + " (" + control.latestCall(peer) + "); every rank must issue the same collectives, in the same order, with the same arguments");
+        JcollException disagreement = compare(peer, record.signature(), record.history());
+        if (disagreement != null) {
+            throw disagreement;
+        }
+    }
+
+    /**
+     * For a wait of this rank's current call that may not end: the disagreement between this call and
+     * {@code peer}'s record of the same call, or null where the peer has not entered it, got past it, or agrees.
+     * Ranks that disagree about a call's size may wait in different paths (boxes, slots) for each other.
+     */
+    JcollException disagreementWith(int peer) {
+        Control.CallRecord record = peer == rank ? null : control.record(peer, callIndex);
+        return record == null || record == Control.CallRecord.PASSED ? null
+                : compare(peer, record.signature(), record.history());
+    }
+
+    /**
+     * Why {@code peer}'s call ({@code theirs}, with the history of calls before it) is not this rank's current
+     * call, or null where it is: damage done to the segment by another process, or a disagreement that names both.
+     */
+    JcollException compare(int peer, Signature theirs, long theirHistory) {
+        if (theirs.equals(signature) && theirHistory == history) {
+            return null;
+        }
+        ProtocolException damage = waiter.damaged(peer);
+        if (damage != null) {
+            return damage; // garbage written over the records by another process, not a disagreement
         }
         if (!theirs.equals(signature)) {
-            throw new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank is in "
+            return new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank is in "
                     + signature.describe() + " but rank " + peer + " is in " + theirs.describe()
                     + "; every rank must issue the same collectives, in the same order, with the same arguments");
         }
-        if (record.history() != history) {
-            throw new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " and this rank "
-                    + "disagree about an earlier collective (before " + signature.describe() + "): one of them was "
-                    + "called with other arguments on one of the two (a different root, count, type or op) and "
-                    + "completed without either noticing; every rank must issue the same collectives, in the same "
-                    + "order, with the same arguments");
-        }
+        return new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " and this rank "
+                + "disagree about an earlier collective (before " + signature.describe() + "): one of them was "
+                + "called with other arguments on one of the two (a different root, count, type or op) and "
+                + "completed without either noticing; every rank must issue the same collectives, in the same "
+                + "order, with the same arguments");
     }
 
     /** A range {@code [from, to)} of a chunk's elements, for one member of the crew. */

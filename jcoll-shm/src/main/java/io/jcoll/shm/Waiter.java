@@ -10,6 +10,7 @@ import io.jcoll.spi.Call;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
 
 /**
@@ -37,6 +38,7 @@ final class Waiter {
     private String operation = "bootstrap";
     private Call call;                        // described only for a message: not on every call's path
     private long deadline = Long.MAX_VALUE;
+    private IntFunction<JcollException> disagreement; // the current collective against a peer's record; null: none
 
     Waiter(int rank, Control control, Segment segment, long spinNanos, boolean yieldAtOnce) {
         this.rank = rank;
@@ -54,6 +56,15 @@ final class Waiter {
         this.operation = call == null ? "bootstrap" : call.operation().label();
         this.call = call;
         this.deadline = deadlineNanos;
+        this.disagreement = null;
+    }
+
+    /**
+     * Until the next {@link #begin}: how to tell that a peer is in another collective than this rank, for waits that
+     * a disagreement would leave waiting (ranks that disagree about a call's size may wait in different paths).
+     */
+    void compareCallsWith(IntFunction<JcollException> disagreement) {
+        this.disagreement = disagreement;
     }
 
     /** The call the waits belong to, in words. */
@@ -141,8 +152,8 @@ final class Waiter {
 
     /**
      * What, other than {@code awaited}'s arrival, ends a wait for it, or null: the segment damaged, a rank that
-     * aborted or died, the awaited rank closed, the deadline passed. A rank other than the awaited one may close:
-     * it may have finished everything it had to do.
+     * died, the awaited rank closed, a rank in another collective, a rank that aborted, the deadline passed. A rank
+     * other than the awaited one may close: it may have finished everything it had to do.
      */
     private JcollException fault(int awaited, long now) {
         ProtocolException damage = damaged(awaited);
@@ -162,6 +173,15 @@ final class Waiter {
             if (state == Control.OPEN && !alive(p)) {
                 return new PeerFailureException(operation, rank, p, "rank " + p + " (pid " + control.pid(p)
                         + ") died while this rank was in " + call());
+            }
+        }
+        // a peer in another call, before a peer that aborted: it may have aborted on finding the same disagreement
+        if (disagreement != null) {
+            for (int p = 0; p < control.flagCount(); p++) {
+                JcollException d = disagreement.apply(p);
+                if (d != null) {
+                    return d;
+                }
             }
         }
         for (int p = 0; p < control.flagCount(); p++) {

@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * The whole matrix of operations, types and reduce ops through the public API over shared memory, ranks as
  * threads, against the double-precision reference; blocking and asynchronous forms alternate. Small slots make
- * every message take many chunks, and both the one-step and the chunked all-reduce run.
+ * every message take many chunks, and both the one-step and the chunked all-reduce run; calls of up to 4 KB go
+ * through the boxes unless these are turned off.
  */
 class ShmCollectivesTest {
 
@@ -36,6 +37,15 @@ class ShmCollectivesTest {
     @ValueSource(ints = {1, 2, 3, 4, 7})
     void everyCollectiveMatchesTheReference(int n) {
         matchesTheReference(n, SMALL_SLOTS);
+    }
+
+    /** With the boxes turned off: the slots' path for the small calls too (the matrix above sends them to boxes). */
+    @ParameterizedTest(name = "{0} ranks, no boxes")
+    @ValueSource(ints = {2, 3})
+    void everyCollectiveMatchesTheReferenceThroughTheSlotsAlone(int n) {
+        Map<String, String> settings = new HashMap<>(SMALL_SLOTS);
+        settings.put("JCOLL_SHM_BOX", "0");
+        matchesTheReference(n, settings);
     }
 
     @ParameterizedTest(name = "{0} ranks, 3 slots")

@@ -1,0 +1,101 @@
+package io.jcoll.shm;
+
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Operation;
+import io.jcoll.spi.Signature;
+import io.jcoll.spi.StagedAccess;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Every collective of a few kilobytes in one exchange of {@link Boxes}: each rank that has an input posts the whole
+ * of it, every rank waits for every box, and each computes its own output from them (a reduction in rank order,
+ * so that every rank computes the same bits; copies of the blocks meant for it). Calls with nothing to move,
+ * other than Barrier, keep the slots' path, where they wait for no one.
+ */
+final class SmallCollectives {
+
+    private SmallCollectives() {
+    }
+
+    /**
+     * Whether {@code call} goes through boxes of {@code limit} bytes: decided from what every rank that agrees about
+     * the call agrees about (the most any rank posts), so that they all take the same path.
+     */
+    static boolean fits(Call call, int size, int limit) {
+        long bytes = switch (call.operation()) {
+            case BARRIER -> 0;
+            case ALL_REDUCE, REDUCE, ALL_GATHER, GATHER, SPLIT, BROADCAST -> call.count() > 0 ? call.bytes() : -1;
+            case REDUCE_SCATTER, ALL_TO_ALL, SCATTER -> call.count() > 0 ? call.bytes() * size : -1;
+            default -> -1;
+        };
+        return bytes >= 0 && bytes <= limit;
+    }
+
+    static void run(Boxes boxes, Slots s, Call call, Signature signature, long history) {
+        int me = s.rank();
+        int n = s.size();
+        int root = call.root();
+        boolean isRoot = me == root;
+        if (call.operation() == Operation.BARRIER) {
+            boxes.exchange(s, signature, history, null, 0, 0);
+            return;
+        }
+        int block = (int) call.bytes(); // a rank's contribution, or each of its blocks
+        int elements = (int) call.count();
+        StagedAccess out = (StagedAccess) call.recv();
+        switch (call.operation()) {
+            case ALL_REDUCE, REDUCE -> {
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block);
+                if (root < 0 || isRoot) {
+                    reduce(boxes, s, call, box, 0, block, out);
+                }
+            }
+            case REDUCE_SCATTER -> {
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n);
+                reduce(boxes, s, call, box, me * block, block, out);
+            }
+            case ALL_GATHER, GATHER, SPLIT -> {
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block);
+                if (root < 0 || isRoot) {
+                    for (int j = 0; j < n; j++) {
+                        copyOut(boxes, s, j, box, 0, block, out, (long) j * block);
+                    }
+                }
+            }
+            case ALL_TO_ALL -> {
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n);
+                for (int j = 0; j < n; j++) {
+                    copyOut(boxes, s, j, box, me * block, block, out, (long) j * block);
+                }
+            }
+            case BROADCAST -> {
+                int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0, block);
+                if (!(isRoot && call.inPlace())) {
+                    copyOut(boxes, s, root, box, 0, block, out, 0);
+                }
+            }
+            case SCATTER -> {
+                int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0,
+                        block * n);
+                if (!(isRoot && call.inPlace())) {
+                    copyOut(boxes, s, root, box, me * block, block, out, 0);
+                }
+            }
+            default -> throw new IllegalArgumentException(call.operation() + " does not go through boxes");
+        }
+    }
+
+    /** {@code out} = every rank's {@code bytes} from {@code at} of its box, reduced in rank order. */
+    private static void reduce(Boxes boxes, Slots s, Call call, int box, int at, int bytes, StagedAccess out) {
+        ByteBuffer dst = s.writable(out, 0, bytes);
+        ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), s.size(), j -> boxes.data(j, box, at, bytes), dst,
+                (int) call.count());
+        out.commit(0, dst);
+    }
+
+    private static void copyOut(Boxes boxes, Slots s, int owner, int box, int at, int bytes, StagedAccess out,
+                                long byteOffset) {
+        s.copyOut(boxes.data(owner, box, at, bytes), 0, bytes, out, byteOffset);
+    }
+}

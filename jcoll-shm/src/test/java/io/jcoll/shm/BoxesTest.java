@@ -1,0 +1,210 @@
+package io.jcoll.shm;
+
+import io.jcoll.Buffer;
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
+import io.jcoll.exceptions.CollectiveMismatchException;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.testing.Ranks;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Small collectives through the boxes ({@link Boxes}), mixed with larger ones through the slots: a box is written
+ * again two box calls later without any counter saying it may be, so these tests run many ranks on few cores (a
+ * rank descheduled between two calls is what would expose a box rewritten under a reader) and check every
+ * result exactly; and they check that ranks that disagree fail, whichever path each of them took.
+ */
+class BoxesTest {
+
+    private static final int ROUNDS = 4000;
+
+    /**
+     * Five thread ranks run the same random sequence of every collective with sizes on both sides of the boxes'
+     * capacity (so that box calls and slot calls interleave), on int32 data whose sums are exact, and check each
+     * output against the sum or copy computed here from every rank's input.
+     */
+    @Test
+    void mixedSmallAndLargeCallsAllMatchTheReference() {
+        int n = 5;
+        long seed = new SplittableRandom().nextLong();
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_SLOT", "8K"))) {
+                SplittableRandom plan = new SplittableRandom(seed); // the same on every rank
+                for (int round = 0; round < ROUNDS; round++) {
+                    int op = plan.nextInt(7);
+                    // up to 1400 int32: an all-reduce of more than 1024 elements (4 KB) goes through the slots
+                    int count = plan.nextInt(1, op == 3 || op == 4 ? 1400 / n : 1400);
+                    int root = plan.nextInt(n);
+                    long salt = plan.nextLong();
+                    boolean direct = plan.nextBoolean();
+                    check(comm, op, count, root, salt, direct, round);
+                }
+                return null;
+            }
+        });
+    }
+
+    private static void check(Communicator comm, int op, int count, int root, long salt, boolean direct, int round) {
+        int n = comm.size();
+        int me = comm.rank();
+        String what = "round " + round + ", op " + op + ", count " + count + ", rank " + me;
+        switch (op) {
+            case 0 -> { // allReduce
+                int[] out = run(direct, input(me, count, salt), count, (s, r) -> comm.allReduce(s, r, count, ReduceOp.SUM));
+                assertArrayEquals(sums(n, count, salt, 0), out, what);
+            }
+            case 1 -> { // allGather
+                int[] out = run(direct, input(me, count, salt), count * n, (s, r) -> comm.allGather(s, r, count));
+                for (int j = 0; j < n; j++) {
+                    assertArrayEquals(input(j, count, salt), java.util.Arrays.copyOfRange(out, j * count, (j + 1) * count), what);
+                }
+            }
+            case 2 -> { // broadcast
+                int[] out = run(direct, me == root ? input(me, count, salt) : new int[count], count,
+                        (s, r) -> comm.broadcast(s, r, count, root));
+                assertArrayEquals(input(root, count, salt), out, what);
+            }
+            case 3 -> { // reduceScatter
+                int[] out = run(direct, input(me, count * n, salt), count,
+                        (s, r) -> comm.reduceScatter(s, r, count, ReduceOp.SUM));
+                assertArrayEquals(sums(n, count, salt, me * count), out, what);
+            }
+            case 4 -> { // allToAll
+                int[] out = run(direct, input(me, count * n, salt), count * n, (s, r) -> comm.allToAll(s, r, count));
+                for (int j = 0; j < n; j++) {
+                    int[] theirs = input(j, count * n, salt);
+                    assertArrayEquals(java.util.Arrays.copyOfRange(theirs, me * count, (me + 1) * count),
+                            java.util.Arrays.copyOfRange(out, j * count, (j + 1) * count), what);
+                }
+            }
+            case 5 -> { // reduce to a root
+                int[] out = run(direct, input(me, count, salt), count,
+                        (s, r) -> comm.reduce(s, r, count, ReduceOp.SUM, root));
+                if (me == root) {
+                    assertArrayEquals(sums(n, count, salt, 0), out, what);
+                }
+            }
+            default -> comm.barrier();
+        }
+    }
+
+    @FunctionalInterface
+    private interface Body {
+        void run(Buffer send, Buffer recv);
+    }
+
+    /** Runs {@code body} on {@code send} and a fresh output of {@code outCount}, as arrays or as direct memory. */
+    private static int[] run(boolean direct, int[] send, int outCount, Body body) {
+        if (!direct) {
+            int[] out = new int[outCount];
+            body.run(HostBuffer.of(send), HostBuffer.of(out));
+            return out;
+        }
+        ByteBuffer in = ByteBuffer.allocateDirect(send.length * 4).order(ByteOrder.nativeOrder());
+        in.asIntBuffer().put(send);
+        ByteBuffer out = ByteBuffer.allocateDirect(outCount * 4).order(ByteOrder.nativeOrder());
+        body.run(HostBuffer.of(in, DataType.INT32), HostBuffer.of(out, DataType.INT32));
+        int[] result = new int[outCount];
+        out.asIntBuffer().get(result);
+        return result;
+    }
+
+    /** Rank {@code r}'s input of a round: small values whose sums over ranks are exact. */
+    private static int[] input(int r, int count, long salt) {
+        SplittableRandom values = new SplittableRandom(salt + 31L * r);
+        int[] v = new int[count];
+        for (int i = 0; i < count; i++) {
+            v[i] = values.nextInt(-1_000_000, 1_000_000);
+        }
+        return v;
+    }
+
+    /** Elements {@code [from, from + count)} of the sum over ranks of every rank's input, in 64-bit arithmetic. */
+    private static int[] sums(int n, int count, long salt, int from) {
+        long[] sum = new long[count];
+        for (int r = 0; r < n; r++) {
+            int[] v = input(r, from + count, salt);
+            for (int i = 0; i < count; i++) {
+                sum[i] += v[from + i];
+            }
+        }
+        int[] out = new int[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = Math.toIntExact(sum[i]);
+        }
+        return out;
+    }
+
+    /**
+     * Ranks that disagree about a call's size so that one takes the boxes and the other the slots: each waits in
+     * its own path for the other, and each must still name the other's call, long before the timeout.
+     */
+    @Test
+    void ranksInDifferentPathsNameEachOthersCall() {
+        int n = 2;
+        int port = ShmGroup.freePort();
+        List<Throwable> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"))) {
+                float[] v = new float[rank == 0 ? 10 : 5000];
+                long start = System.nanoTime();
+                Throwable e = assertThrows(CollectiveMismatchException.class,
+                        () -> comm.allReduce(HostBuffer.of(v), ReduceOp.SUM));
+                assertTrue(System.nanoTime() - start < 10_000_000_000L, "took " + (System.nanoTime() - start) / 1e9
+                        + " s; the timeout is 60 s");
+                return e;
+            }
+        });
+        for (int r = 0; r < n; r++) {
+            JcollException e = (JcollException) failures.get(r);
+            assertEquals(1 - r, e.peer(), e.getMessage());
+            assertTrue(e.getMessage().contains("10 x float32") && e.getMessage().contains("5000 x float32"),
+                    e.getMessage());
+        }
+    }
+
+    /**
+     * Issue 17's first finding, through the boxes: of three ranks broadcasting 100 floats, one names root 1 where
+     * the others name root 0. Every rank must fail, none may return with data the others do not have.
+     */
+    @Test
+    void aBroadcastWithAnotherRootFailsOnEveryRank() {
+        int n = 3;
+        int port = ShmGroup.freePort();
+        List<Throwable> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"))) {
+                float[] v = new float[100];
+                java.util.Arrays.fill(v, rank);
+                return assertThrows(CollectiveMismatchException.class,
+                        () -> comm.broadcast(HostBuffer.of(v), rank == 1 ? 1 : 0));
+            }
+        });
+        for (int r = 0; r < n; r++) {
+            String message = failures.get(r).getMessage();
+            assertTrue(message.contains("root 0") && message.contains("root 1"), message);
+        }
+    }
+
+    @Test
+    void theBoxLimitIsChecked() {
+        assertEquals(Boxes.CAPACITY, ShmTransport.boxBytes(io.jcoll.spi.Settings.of(Map.of())));
+        assertEquals(0, ShmTransport.boxBytes(io.jcoll.spi.Settings.of(Map.of("JCOLL_SHM_BOX", "0"))));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ShmTransport.boxBytes(io.jcoll.spi.Settings.of(Map.of("JCOLL_SHM_BOX", "8K"))));
+        assertTrue(e.getMessage().contains("JCOLL_SHM_BOX"), e.getMessage());
+    }
+}
