@@ -62,10 +62,12 @@ final class ShmAllReduce {
         StagedAccess in = (StagedAccess) call.send();
         int lo = sliceStart(elements, n, me);
         int hi = sliceStart(elements, n, me + 1);
-        // the peers' slices only: this rank's own slice is read from its input when it reduces it
-        s.share(elements, typeSize, (a, b) -> {
+        // the peers' slices only: this rank's own slice is read from its input when it reduces it. The crew shares
+        // the elements outside [lo, hi), numbered as if that slice were cut out, so that no member idles on it
+        int own = hi - lo;
+        s.share(elements - own, typeSize, (a, b) -> {
             copyIn(s, in, from, typeSize, a, Math.min(b, lo), mine);
-            copyIn(s, in, from, typeSize, Math.max(a, hi), b, mine);
+            copyIn(s, in, from, typeSize, Math.max(a, lo) + own, b + own, mine);
         });
         s.publish();
         s.awaitAll();
