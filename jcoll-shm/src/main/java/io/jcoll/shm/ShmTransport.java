@@ -34,11 +34,11 @@ final class ShmTransport implements Transport {
     static final Duration DEFAULT_SPIN = Duration.ofNanos(200_000);
     /**
      * Most and fewest members of a rank's crew under {@code auto}: past four, the shares of one 256 KB slot grow
-     * small; below four (8 ranks on 16 cores, crews of 2), 11 of 20 ops and sizes ran slower than alone, against
-     * 1.3-3.6x faster at 37 of 40 at 2 and 4 ranks with crews of 4 (benchmarks/RESULTS.md).
+     * small; below three (8 ranks on 16 cores, crews of 2 and every core taken), 11 of 20 ops and sizes ran slower
+     * than alone, against 1.3-3.6x faster at 37 of 40 at 2 and 4 ranks with crews of 4 (benchmarks/RESULTS.md).
      */
     static final int MAX_AUTO_CREW = 4;
-    static final int MIN_AUTO_CREW = 4;
+    static final int MIN_AUTO_CREW = 3;
     /** Bytes below which a crew member's share of a copy is not worth waking it for (JCOLL_SHM_SHARE_MIN). */
     static final int DEFAULT_SHARE_MIN_BYTES = 32 << 10;
 
@@ -89,13 +89,16 @@ final class ShmTransport implements Transport {
 
     /**
      * Threads that share each of this rank's large copies, itself included (JCOLL_SHM_THREADS: a number, or
-     * {@code auto}, the default: the host's cores divided among its ranks, at most {@link #MAX_AUTO_CREW}, and
-     * none below {@link #MIN_AUTO_CREW}, so that the ranks' crews together never outnumber the cores).
+     * {@code auto}, the default: the host's cores but one divided among its ranks, at most {@link #MAX_AUTO_CREW},
+     * and none below {@link #MIN_AUTO_CREW}). The core left over is for the JIT, the collector and the system: with
+     * every core taken by a spinning crew, a thread descheduled for a tick stalls every rank (8 ranks on 32 cores,
+     * crews of 4: single 1-4 MB calls of 6-11 ms, AllGather at 1 MB 5.3x alone's time; crews of 3: 0.57-1.02x alone's
+     * time for AllGather and AllReduce at 1-64 MB, benchmarks/RESULTS.md).
      */
     static int crewSize(Settings settings, int localRanks, int cores) {
         String value = settings.get("JCOLL_SHM_THREADS").orElse("auto");
         if (value.equals("auto")) {
-            int perRank = cores / Math.max(1, localRanks);
+            int perRank = (cores - 1) / Math.max(1, localRanks);
             return perRank < MIN_AUTO_CREW ? 1 : Math.min(MAX_AUTO_CREW, perRank);
         }
         try {

@@ -107,8 +107,11 @@ class CrewTest {
         assertEquals(1, ShmTransport.crewSize(none, 2, 2));
         assertEquals(1, ShmTransport.crewSize(none, 8, 2));
         assertEquals(1, ShmTransport.crewSize(none, 8, 16)); // 2 cores a rank: alone
-        assertEquals(4, ShmTransport.crewSize(none, 4, 16));
-        assertEquals(4, ShmTransport.crewSize(none, 8, 32));
+        assertEquals(1, ShmTransport.crewSize(none, 4, 8));  // crews of 2 (one core left over): alone
+        assertEquals(3, ShmTransport.crewSize(none, 4, 16)); // one core left over for the JIT and the system
+        assertEquals(3, ShmTransport.crewSize(none, 8, 32));
+        assertEquals(4, ShmTransport.crewSize(none, 4, 17));
+        assertEquals(4, ShmTransport.crewSize(none, 2, 16));
         assertEquals(ShmTransport.MAX_AUTO_CREW, ShmTransport.crewSize(none, 2, 32));
         assertEquals(6, ShmTransport.crewSize(Settings.of(Map.of("JCOLL_SHM_THREADS", "6")), 2, 2));
         for (String bad : new String[] {"0", "-1", "many", "65"}) {
