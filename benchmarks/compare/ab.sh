@@ -3,7 +3,7 @@
 # for checking what one change does on a machine whose speed drifts (each round runs every variant, then Open MPI).
 #
 #   benchmarks/compare/ab.sh [-n "2"] [-o "broadcast alltoall allgather"] [-b 16M] [-e 16M] [-f 2] [-w 5] [-i 20]
-#                            [-r 3] [--no-mpi] VARIANT...
+#                            [-r 3] [--no-mpi] [--transport tcp|shm] VARIANT...
 #   benchmarks/compare/ab.sh OLD_TREE NEW_TREE [options]          (the two-build form: variants old and new)
 #
 # A VARIANT is NAME or NAME:VAR=VALUE,VAR=VALUE...: `./jcoll perf` of this checkout run with those environment
@@ -12,16 +12,17 @@
 # is a built checkout (`mvn -o -q package -DskipTests` in it; `git worktree add` makes an old one). Prints, per op,
 # rank count and size, each round's out-of-place time in microseconds for every variant and Open MPI (the slowest
 # rank's mean, as `jcoll perf` and mpi_bench report it), then the medians and each variant over the first.
+# --transport shm runs jcoll's shared-memory transport and Open MPI's default path on one host (shared memory).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-ranks="2" ops="broadcast alltoall allgather" lo=16M hi=16M factor=2 warm=5 iters=20 rounds=3 mpi=1
+ranks="2" ops="broadcast alltoall allgather" lo=16M hi=16M factor=2 warm=5 iters=20 rounds=3 mpi=1 transport=tcp
 variants=() shown=()  # each variant, and how the header names it
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) ranks="$2"; shift 2 ;; -o) ops="$2"; shift 2 ;; -b) lo="$2"; shift 2 ;; -e) hi="$2"; shift 2 ;;
     -f) factor="$2"; shift 2 ;; -w) warm="$2"; shift 2 ;; -i) iters="$2"; shift 2 ;; -r) rounds="$2"; shift 2 ;;
-    --no-mpi) mpi=0; shift ;;
+    --no-mpi) mpi=0; shift ;; --transport) transport="$2"; shift 2 ;;
     -*) echo "ab: unknown argument $1"; exit 2 ;;
     *) if [[ -d $1 ]]; then  # a built tree: the first is old, the second new
          label=$([[ ${#variants[@]} == 0 ]] && echo old || echo new)
@@ -34,16 +35,18 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ ${#variants[@]} -ge 1 ]] || { echo "ab: name at least one variant (or two built trees)"; exit 2; }
+[[ $transport == tcp || $transport == shm ]] || { echo "ab: --transport is tcp or shm"; exit 2; }
 bytes() { numfmt --from=iec "$1"; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 if [[ $mpi == 1 ]]; then
   source "$here/openmpi.sh"
   build_mpi_bench "$work"
+  [[ $transport == shm ]] && mpirun=("${mpirun_shm[@]}")  # each against its like: shared memory, or TCP on loopback
 fi
 echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores, checkout $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +changes)"
 printf '# variant %s\n' "${shown[@]}"
-echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds"
+echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds --transport $transport"
 
 # both write results CSV rows (system,op,ranks,type,redop,bytes,count,time_us,...): keeps bytes and time
 bytes_and_time() { awk -F, '!/^system,/ && NF >= 8 {print $6, $8}' "$@"; }
@@ -52,7 +55,7 @@ jcoll_times() {  # VARIANT OP RANKS
   if [[ $1 == *:* ]]; then IFS=, read -ra settings <<< "${1#*:}"; fi
   for assignment in "${settings[@]}"; do [[ $assignment == *=* ]] || { echo "ab: bad setting '$assignment' in $1" >&2; exit 2; }; done
   env "${settings[@]}" "$root/jcoll" perf "$2" -n "$3" -b "$lo" -e "$hi" -f "$factor" -w "$warm" -i "$iters" \
-    --transport tcp --csv "$work/jcoll.csv" >/dev/null 2>&1 && bytes_and_time "$work/jcoll.csv"
+    --transport "$transport" --csv "$work/jcoll.csv" >/dev/null 2>&1 && bytes_and_time "$work/jcoll.csv"
 }
 mpi_times() { "${mpirun[@]}" -np "$2" "$work/mpi_bench" "$1" "$(bytes "$lo")" "$(bytes "$hi")" "$factor" "$warm" \
   "$iters" 2>/dev/null | bytes_and_time; }
@@ -81,8 +84,8 @@ first = sys.argv[4]
 for size in sorted(t):
     row = t[size]
     med = {s: statistics.median(v) for s, v in row.items()}
-    rounds = "  ".join(f"{s} " + "/".join(f"{x:.0f}" for x in v) for s, v in row.items())
-    medians = ", ".join(f"{s} {m:.0f} us" for s, m in med.items())
+    rounds = "  ".join(f"{s} " + "/".join(f"{x:.3g}" for x in v) for s, v in row.items())
+    medians = ", ".join(f"{s} {m:.3g} us" for s, m in med.items())
     ratios = ", ".join(f"{s}/{first} {m / med[first]:.2f}x" for s, m in med.items() if s not in (first, 'mpi'))
     versus_mpi = ", ".join(f"{s}/mpi {m / med['mpi']:.2f}x" for s, m in med.items() if 'mpi' in med and s != 'mpi')
     parts = "; ".join(p for p in (f"medians {medians}", ratios, versus_mpi) if p)

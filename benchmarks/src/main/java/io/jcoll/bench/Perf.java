@@ -178,6 +178,8 @@ public final class Perf {
     private static final long SMALL_BYTES = 64 << 10;
     /** Calls per loop in a rehearsal of a small size (its warm-up is a tenth of that). */
     private static final int REHEARSAL_CALLS = 1_000;
+    /** Calls per loop (and untimed before it) in the rehearsal of the sweep's first large size. */
+    private static final int LARGE_REHEARSAL_CALLS = 10;
     /** Untimed 1 MB calls: the large-message algorithms (rings, pipelines) are other code, compiled on their own. */
     static final int JIT_WARMUP_LARGE_CALLS = 300;
     /**
@@ -202,7 +204,8 @@ public final class Perf {
      * int64) take paths through the code the timed op takes, and a compiled method that first meets them
      * mid-sweep is thrown away and recompiled while the next size is timed;</li>
      * <li>where the sweep reaches 1 MB, {@link #JIT_WARMUP_LARGE_CALLS} calls on 1 MB and
-     * {@link #SPLIT_WARMUP_CALLS} on up to 8 MB;</li>
+     * {@link #SPLIT_WARMUP_CALLS} on up to 8 MB, then the sweep's first size above 64 KB measured as the sweep will
+     * ({@link #rehearseFirstLargeSize});</li>
      * <li>the rehearsal once more: its larger sizes take branches its first sizes did not (a reduction's
      * vectorised chunks), the JIT throws away the code compiled without them, and the methods then run
      * slower code, profiled afresh, for thousands of calls before C2 compiles them again; with no compilation
@@ -225,6 +228,7 @@ public final class Perf {
             warmUp(comm, o, arenas, 1 << 20, JIT_WARMUP_LARGE_CALLS);
             warmUp(comm, o, arenas, Math.min(maxBytes, SPLIT_WARMUP_BYTES), SPLIT_WARMUP_CALLS);
         }
+        rehearseFirstLargeSize(comm, o, arenas, sizes);
         rehearseSmallSizes(comm, o, arenas, sizes);
         JitQuiet.await(Duration.ofMillis(200), Duration.ofSeconds(10));
         comm.barrier();
@@ -235,6 +239,22 @@ public final class Perf {
         for (long bytes : sizes) {
             if (bytes <= SMALL_BYTES) {
                 measure(comm, o, arenas, bytes, REHEARSAL_CALLS / 10, REHEARSAL_CALLS, false);
+            }
+        }
+    }
+
+    /**
+     * Measures and checks the sweep's first size above {@link #SMALL_BYTES} a few times, dropping the figures: the
+     * warm-up's large calls run in its own loop, and the timed loop, compiled on the small sizes, first met the
+     * large-message paths (chunks, pipelines, crews) while timed. Measured on the GPU host's 32 cores, shm, 2 ranks,
+     * `-b 1M -e 64M -w 3 -i 10`: the first size out of place had one call of 2.4-2.6 ms among ten of 70 us, in
+     * every op (benchmarks/results/gpu-2026-11-26-shm-32).
+     */
+    private static void rehearseFirstLargeSize(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
+        for (long bytes : sizes) {
+            if (bytes > SMALL_BYTES) {
+                measure(comm, o, arenas, bytes, LARGE_REHEARSAL_CALLS, LARGE_REHEARSAL_CALLS, false);
+                return;
             }
         }
     }
