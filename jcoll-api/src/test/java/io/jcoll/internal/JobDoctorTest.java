@@ -273,7 +273,9 @@ class JobDoctorTest {
                 "did not end within 3 s")), report.text());
         assertTrue(report.links().stream().anyMatch(l -> l.path().equals("nccl") && l.note().contains(
                 "still receiving at the deadline")), report.text());
-        assertEquals(1, report.findings().size(), report.text());
+        // the hang is one finding, not one per link; the TCP link test beside it measures real loopback sockets,
+        // and on two busy cores it may find one pair slow (seen once in CI: 13.8 against a median of 28.7 Gbit/s)
+        assertTrue(report.findings().stream().noneMatch(x -> x != f && x.problem().contains("NCCL")), report.text());
         assertTrue(seconds < JobDoctor.bound(Duration.ofSeconds(3), 3, "nccl", Duration.ofSeconds(3)).toSeconds(),
                 "took " + seconds + " s");
     }
