@@ -280,9 +280,14 @@ final class ShmTransport implements Transport {
         slots.begin(signature, history, call.send(), call.recv());
         if (SmallCollectives.fits(call, slots.size(), boxBytes)) {
             SmallCollectives.run(boxes, slots, call, signature, history);
-            history = signature.foldInto(history);
-            return;
+        } else {
+            runThroughSlots(call, signature);
         }
+        history = signature.foldInto(history);
+    }
+
+    /** A collective too large for the boxes (or one they do not take), chunk by chunk through the slots. */
+    private void runThroughSlots(Call call, Signature signature) {
         switch (call.operation()) {
             case ALL_REDUCE -> ShmAllReduce.run(slots, call, -1, oneStepBytes);
             case REDUCE -> ShmAllReduce.run(slots, call, call.root(), oneStepBytes);
@@ -303,7 +308,6 @@ final class ShmTransport implements Transport {
             }
             default -> throw new IllegalArgumentException("unknown operation " + call.operation());
         }
-        history = signature.foldInto(history);
     }
 
     /** A group: its sends and receives posted at once (no order of them can deadlock), then its collectives. */

@@ -42,7 +42,6 @@ final class SmallCollectives {
             return;
         }
         int block = (int) call.bytes(); // a rank's contribution, or each of its blocks
-        int elements = (int) call.count();
         StagedAccess out = (StagedAccess) call.recv();
         switch (call.operation()) {
             case ALL_REDUCE, REDUCE -> {

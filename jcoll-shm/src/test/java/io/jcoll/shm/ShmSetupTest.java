@@ -9,6 +9,8 @@ import io.jcoll.exceptions.PeerFailureException;
 import io.jcoll.exceptions.TransportUnavailableException;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -169,22 +171,32 @@ class ShmSetupTest {
         }
     }
 
-    @Test
-    void callsThatDisagreeFailOnBothRanksNamingTheOther() {
+    /**
+     * Two ranks call AllReduce with different counts: both small (both in the boxes), or one small and one large
+     * (one waits in the boxes, the other in the slots, each for the other; each must still find the other's call
+     * at its millisecond check, long before the timeout). Both fail, naming the other and both calls.
+     */
+    @ParameterizedTest(name = "{0} and {1} floats")
+    @CsvSource({"10, 11", "10, 5000"})
+    void callsThatDisagreeFailOnBothRanksNamingTheOther(int countOnZero, int countOnOne) {
         int n = 2;
         int port = ShmGroup.freePort();
         List<Throwable> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> {
-            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of())) {
-                float[] v = new float[rank == 0 ? 10 : 11];
-                return assertThrows(CollectiveMismatchException.class,
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"))) {
+                float[] v = new float[rank == 0 ? countOnZero : countOnOne];
+                long start = System.nanoTime();
+                Throwable e = assertThrows(CollectiveMismatchException.class,
                         () -> comm.allReduce(HostBuffer.of(v), ReduceOp.SUM));
+                assertTrue(System.nanoTime() - start < 10_000_000_000L, "took " + (System.nanoTime() - start) / 1e9
+                        + " s; the timeout is 60 s");
+                return e;
             }
         });
         for (int r = 0; r < n; r++) {
             JcollException e = (JcollException) failures.get(r);
             assertEquals(1 - r, e.peer(), e.getMessage());
-            assertTrue(e.getMessage().contains("10 x float32") && e.getMessage().contains("11 x float32"),
-                    e.getMessage());
+            assertTrue(e.getMessage().contains(countOnZero + " x float32") && e.getMessage().contains(countOnOne
+                    + " x float32"), e.getMessage());
         }
     }
 
