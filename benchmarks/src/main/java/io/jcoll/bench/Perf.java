@@ -247,8 +247,9 @@ public final class Perf {
      * Measures and checks the sweep's first size above {@link #SMALL_BYTES} a few times, dropping the figures: the
      * warm-up's large calls run in its own loop, and the timed loop, compiled on the small sizes, first met the
      * large-message paths (chunks, pipelines, crews) while timed. Measured on the GPU host's 32 cores, shm, 2 ranks,
-     * `-b 1M -e 64M -w 3 -i 10`: the first size out of place had one call of 2.4-2.6 ms among ten of 70 us, in
-     * every op (benchmarks/results/gpu-2026-11-26-shm-32).
+     * `-b 1M -e 64M -w 3 -i 10`: the first size out of place had one call of 2.4-2.8 ms among ten in 8 of the 10
+     * sweeps of the five ops, where in place (timed next) took 66-284 us a call
+     * (benchmarks/results/gpu-2026-11-26-shm-32).
      */
     private static void rehearseFirstLargeSize(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
         for (long bytes : sizes) {
