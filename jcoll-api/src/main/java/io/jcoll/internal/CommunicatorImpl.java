@@ -62,6 +62,7 @@ public final class CommunicatorImpl implements Communicator {
     private final long hostId;
     private final TransportInfo info;
     private final Duration timeout;
+    private final long timeoutNanos;
     private final Transport transport;
     private final AutoCloseable rendezvous;
     private final CallValidator validator;
@@ -134,6 +135,7 @@ public final class CommunicatorImpl implements Communicator {
         this.hostId = hostId;
         this.info = info;
         this.timeout = timeout;
+        this.timeoutNanos = timeout.toNanos();
         this.transport = transport;
         this.rendezvous = rendezvous;
         this.parent = parent;
@@ -298,20 +300,23 @@ public final class CommunicatorImpl implements Communicator {
         long[] all = new long[3 * size];
         Issued issued = issue("split", () -> validator.split(mine, all, nextSequence));
         Call exchange = issued.call();
-        return runExclusive(issued, () -> traced(issued, () -> {
-            transport.execute(exchange, System.nanoTime() + timeout.toNanos());
-            SplitRequest request = SplitGroups.request(rank, all, "split" + exchange.sequence() + "/");
-            Transport child = transport.split(request);
-            if (child == null) {
-                return Optional.<Communicator>empty();
-            }
-            CommunicatorImpl c = new CommunicatorImpl(request.rank(), request.size(), request.localRank(), hostId,
-                    childInfo(request), timeout, child, () -> { }, store == null ? null : store.scoped(request.scope()),
-                    this, request.members(), doctor, trace,
-                    traceName + "/split#" + exchange.sequence() + "(color " + request.color() + ")");
-            children.add(c);
-            return Optional.<Communicator>of(c);
-        }));
+        return runExclusive(issued, () -> {
+            long start = issued.startNanos();
+            return traced(issued, start, () -> {
+                transport.execute(exchange, start + timeoutNanos);
+                SplitRequest request = SplitGroups.request(rank, all, "split" + exchange.sequence() + "/");
+                Transport child = transport.split(request);
+                if (child == null) {
+                    return Optional.<Communicator>empty();
+                }
+                CommunicatorImpl c = new CommunicatorImpl(request.rank(), request.size(), request.localRank(), hostId,
+                        childInfo(request), timeout, child, () -> { },
+                        store == null ? null : store.scoped(request.scope()), this, request.members(), doctor, trace,
+                        traceName + "/split#" + exchange.sequence() + "(color " + request.color() + ")");
+                children.add(c);
+                return Optional.<Communicator>of(c);
+            });
+        });
     }
 
     private TransportInfo childInfo(SplitRequest request) {
@@ -469,8 +474,18 @@ public final class CommunicatorImpl implements Communicator {
         Call validate();
     }
 
-    /** A call, whether it must queue behind asynchronous calls issued before it, and its flight-recorder entry. */
-    record Issued(Call call, boolean inline, long traceId) {
+    /**
+     * A call, whether it must queue behind asynchronous calls issued before it, its flight-recorder entry, and, for
+     * an inline call, the {@link System#nanoTime} at which it took the run lock: the moment it was issued unless
+     * another thread's call held the lock, so that one clock read usually serves the call's record, start and
+     * deadline (each read is 20-30 ns, a tenth of a small shared-memory call).
+     */
+    record Issued(Call call, boolean inline, long traceId, long lockedNanos) {
+
+        /** When the call starts running: when it took the run lock where it runs inline, else now (it was queued). */
+        long startNanos() {
+            return inline ? lockedNanos : System.nanoTime();
+        }
     }
 
     /**
@@ -497,12 +512,14 @@ public final class CommunicatorImpl implements Communicator {
             if (history != null) {
                 history.issued(call);
             }
-            long traceId = recorder.issued(call, algorithmOf);
+            long now = System.nanoTime();
+            long traceId = recorder.issued(call, algorithmOf, now);
             boolean inline = queued.get() == 0;
-            if (inline) {
-                runLock.lock();
+            if (inline && !runLock.tryLock()) {
+                runLock.lock(); // another thread's call is running: this one starts after it
+                now = System.nanoTime();
             }
-            return new Issued(call, inline, traceId);
+            return new Issued(call, inline, traceId, now);
         }
     }
 
@@ -535,8 +552,9 @@ public final class CommunicatorImpl implements Communicator {
         if (issued.inline()) {
             runLock.unlock(); // asynchronous calls always go through the worker, in issue order
         }
+        Issued onWorker = new Issued(issued.call(), false, issued.traceId(), 0); // starts when the worker runs it
         return new FutureRequest<>(queue(() -> {
-            execute(issued);
+            execute(onWorker);
             return null;
         }), issued.call().operation().label());
     }
@@ -568,10 +586,11 @@ public final class CommunicatorImpl implements Communicator {
             runLock.lock();
         }
         Call call = issued.call();
-        CollectiveEvent event = started(issued);
+        long start = issued.startNanos();
+        CollectiveEvent event = started(issued, start);
         Transport.Completion completion;
         try {
-            completion = guarded(call, () -> transport.enqueue(call, System.nanoTime() + timeout.toNanos()));
+            completion = guarded(call, () -> transport.enqueue(call, start + timeoutNanos));
         } catch (RuntimeException e) {
             ended(issued, event, false);
             throw e;
@@ -593,15 +612,16 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     private void execute(Issued issued) {
-        traced(issued, () -> {
-            transport.execute(issued.call(), System.nanoTime() + timeout.toNanos());
+        long start = issued.startNanos();
+        traced(issued, start, () -> {
+            transport.execute(issued.call(), start + timeoutNanos);
             return null;
         });
     }
 
     /** {@link #guarded} work, recorded as the call's start and end (flight recorder, JFR). */
-    private <T> T traced(Issued issued, Supplier<T> work) {
-        CollectiveEvent event = started(issued);
+    private <T> T traced(Issued issued, long start, Supplier<T> work) {
+        CollectiveEvent event = started(issued, start);
         boolean completed = false;
         try {
             T result = guarded(issued.call(), work);
@@ -613,8 +633,8 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /** Records the call's start; returns its JFR event, or null while no recording wants one. */
-    private CollectiveEvent started(Issued issued) {
-        recorder.started(issued.traceId(), FlightRecorder.calls(issued.call()));
+    private CollectiveEvent started(Issued issued, long start) {
+        recorder.started(issued.traceId(), FlightRecorder.calls(issued.call()), start);
         return CollectiveEvent.startIfEnabled();
     }
 

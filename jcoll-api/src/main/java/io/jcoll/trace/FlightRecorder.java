@@ -135,11 +135,15 @@ public final class FlightRecorder {
      * @return the number of the call's first entry, to pass to {@link #started} and {@link #ended}; -1 when off
      */
     public long issued(Call call, Function<Call, String> algorithm) {
+        return issued(call, algorithm, System.nanoTime());
+    }
+
+    /** {@link #issued(Call, Function)} at {@code now}, a {@link System#nanoTime} the caller read (and reuses). */
+    public long issued(Call call, Function<Call, String> algorithm, long now) {
         if (capacity == 0) {
             return -1;
         }
         long first = next;
-        long now = System.nanoTime();
         if (call.members().isEmpty()) {
             put(call, algorithm.apply(call), now);
         } else {
@@ -174,19 +178,25 @@ public final class FlightRecorder {
 
     /** Marks {@code calls} entries from {@code first} (one call, or a group's) as started now. */
     public void started(long first, int calls) {
-        mark(first, calls, State.STARTED, started);
+        started(first, calls, System.nanoTime());
+    }
+
+    /** {@link #started(long, int)} at {@code now}, a {@link System#nanoTime} the caller read. */
+    public void started(long first, int calls, long now) {
+        mark(first, calls, State.STARTED, started, now);
     }
 
     /** Marks {@code calls} entries from {@code first} as ended now, completed or failed. */
     public void ended(long first, int calls, boolean completed) {
-        mark(first, calls, completed ? State.COMPLETED : State.FAILED, ended);
+        if (first >= 0) {
+            mark(first, calls, completed ? State.COMPLETED : State.FAILED, ended, System.nanoTime());
+        }
     }
 
-    private void mark(long first, int calls, State state, long[] times) {
+    private void mark(long first, int calls, State state, long[] times, long now) {
         if (first < 0) {
             return;
         }
-        long now = System.nanoTime();
         for (long id = first; id < first + calls; id++) {
             int slot = (int) (id % capacity);
             if (ids[slot] == id && states[slot] < State.COMPLETED.ordinal()) {

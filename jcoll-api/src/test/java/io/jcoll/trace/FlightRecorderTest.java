@@ -55,6 +55,27 @@ class FlightRecorderTest {
         assertEquals(FlightRecorder.State.COMPLETED, r.entries().get(0).state(), "an ended call stays as it ended");
     }
 
+    /** A communicator reads the clock once for an inline call: its issue and start are the same moment. */
+    @Test
+    void timesTheCallerReadAreKept() {
+        FlightRecorder r = new FlightRecorder(4);
+        long a = r.issued(allReduce(0, 3), c -> "ring", 1_000);
+        r.started(a, 1, 1_000);
+        long b = r.issued(allReduce(1, 3), c -> "ring", 2_000);
+        r.started(b, 1, 2_500); // a queued call starts after it was issued
+        FlightRecorder.Entry first = r.entries().get(0);
+        FlightRecorder.Entry second = r.entries().get(1);
+        assertEquals(1_000, first.issuedNanos());
+        assertEquals(1_000, first.startedNanos());
+        assertEquals(2_000, second.issuedNanos());
+        assertEquals(2_500, second.startedNanos());
+        assertEquals(FlightRecorder.State.STARTED, second.state());
+        FlightRecorder off = new FlightRecorder(0);
+        assertEquals(-1, off.issued(allReduce(0, 3), c -> "ring", 1_000), "a recorder that is off records nothing");
+        off.started(-1, 1, 1_000);
+        assertTrue(off.entries().isEmpty());
+    }
+
     @Test
     void aGroupIsRecordedAsEachOfItsCalls() {
         FlightRecorder r = new FlightRecorder(8);
