@@ -43,6 +43,7 @@ final class Boxes {
     private final ByteBuffer[][] boxes; // [rank][box], native order, each exactly one box long
     private final ByteBuffer[][] data;  // [rank][box]: each box's data, all its capacity (made once: a call makes none)
     private long calls;                 // box calls this rank has begun
+    final KeptViews views = new KeptViews(); // of the caller's buffers, from one box call to the next
 
     Boxes(int rank, Layout layout, ByteBuffer map, Waiter waiter) {
         this.rank = rank;
@@ -67,8 +68,8 @@ final class Boxes {
         int box = (int) (calls & 1);
         long sequence = ++calls;
         ByteBuffer mine = boxes[rank][box];
-        if (in != null) {
-            s.copyIn(in, byteOffset, bytes, mine, DATA_AT);
+        if (in != null && bytes > 0) {
+            mine.put(DATA_AT, views.readable(s, in, byteOffset, bytes), 0, bytes);
         }
         mine.putLong(HISTORY_AT, history);
         signature.writeTo(mine, SIGNATURE_AT);

@@ -243,7 +243,7 @@ final class Slots {
     }
 
     /** Buffers a helper thread may read and write: views of memory, never a stage (which is this thread's). */
-    private static boolean givesViews(Buffer b) {
+    static boolean givesViews(Buffer b) {
         return b == null || b instanceof HostBuffer h && h.isByteAddressable();
     }
 

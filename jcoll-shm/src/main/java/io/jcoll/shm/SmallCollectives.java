@@ -87,7 +87,7 @@ final class SmallCollectives {
 
     /** {@code out} = every rank's {@code bytes} from {@code at} of its box, reduced in rank order. */
     private static void reduce(Boxes boxes, Slots s, Call call, int box, int at, int bytes, StagedAccess out) {
-        ByteBuffer dst = s.writable(out, 0, bytes);
+        ByteBuffer dst = boxes.views.writable(s, out, 0, bytes);
         ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), s.size(), j -> boxes.data(j, box, at, bytes), dst,
                 (int) call.count());
         out.commit(0, dst);

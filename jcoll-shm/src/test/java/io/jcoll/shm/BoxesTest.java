@@ -151,6 +151,57 @@ class BoxesTest {
     }
 
     /**
+     * The boxes keep their views of a caller's buffers from one call to the next ({@link KeptViews}): a training loop
+     * passes the same buffers every call with new contents. Three ranks pass the same send and receive buffers (and,
+     * every third call, one buffer in place) 600 times, with new values and a count that sometimes stays and
+     * sometimes changes, as direct memory (kept views) and as arrays (copied through a stage, never kept); every
+     * result must be the sum of this call's inputs.
+     */
+    @Test
+    void buffersPassedAgainAreReadAndWrittenAfresh() {
+        int n = 3;
+        int capacity = 64;
+        long seed = new SplittableRandom().nextLong();
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of())) {
+                for (boolean direct : new boolean[] {true, false}) {
+                    int[] sendArray = new int[capacity];
+                    int[] recvArray = new int[capacity];
+                    ByteBuffer sendMemory = ByteBuffer.allocateDirect(capacity * 4).order(ByteOrder.nativeOrder());
+                    ByteBuffer recvMemory = ByteBuffer.allocateDirect(capacity * 4).order(ByteOrder.nativeOrder());
+                    HostBuffer send = direct ? HostBuffer.of(sendMemory, DataType.INT32) : HostBuffer.of(sendArray);
+                    HostBuffer recv = direct ? HostBuffer.of(recvMemory, DataType.INT32) : HostBuffer.of(recvArray);
+                    SplittableRandom plan = new SplittableRandom(seed); // the same on every rank
+                    int count = 1;
+                    for (int call = 0; call < 600; call++) {
+                        count = plan.nextInt(4) == 0 ? plan.nextInt(1, capacity + 1) : count;
+                        long salt = plan.nextLong();
+                        boolean inPlace = call % 3 == 2;
+                        int[] mine = input(rank, count, salt);
+                        HostBuffer in = inPlace ? recv : send;
+                        if (direct) {
+                            (inPlace ? recvMemory : sendMemory).asIntBuffer().put(mine);
+                        } else {
+                            System.arraycopy(mine, 0, inPlace ? recvArray : sendArray, 0, count);
+                        }
+                        comm.allReduce(in, recv, count, ReduceOp.SUM);
+                        int[] out = new int[count];
+                        if (direct) {
+                            recvMemory.asIntBuffer().get(out);
+                        } else {
+                            System.arraycopy(recvArray, 0, out, 0, count);
+                        }
+                        assertArrayEquals(sums(n, count, salt, 0), out, "call " + call + ", count " + count
+                                + (direct ? ", direct" : ", arrays") + (inPlace ? ", in place" : "") + ", rank " + rank);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /**
      * Issue 17's first finding, through the boxes: of three ranks broadcasting 100 floats, one names root 1 where
      * the others name root 0. Every rank must fail, none may return with data the others do not have.
      */
