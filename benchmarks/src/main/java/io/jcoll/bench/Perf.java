@@ -286,7 +286,7 @@ public final class Perf {
         double p99 = Double.NaN;
         for (int place = 0; place < 2; place++) {
             Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), n, place == 1, o.skew());
-            Timing t = time(comm, o, l, warmup, iters, counted);
+            Timing t = time(comm, o, l, warmup, iters, counted, place == 0, bytes <= SMALL_BYTES);
             double seconds = t.mean();
             p99 = place == 0 ? t.p99() * 1e6 : p99;
             time[place] = seconds * 1e6;
@@ -300,20 +300,31 @@ public final class Perf {
     /**
      * Mean seconds per call after warm-up and the 99th percentile of single calls, each on the slowest rank. A mean
      * hides the odd call that takes twenty times its neighbours; the percentile shows it.
+     *
+     * @param percentile whether to time single calls for the percentile (the out-of-place row's column)
+     * @param small      whether the calls are small enough that timing each one would weigh on the mean (two clock
+     *                   reads are 30-50 ns, a tenth of a small shared-memory call): they are then timed singly in a
+     *                   loop of their own, after the one the mean comes from, which reads the clock only around it,
+     *                   as the peers' benchmarks do
      */
-    private static Timing time(Communicator comm, PerfOptions o, Layout l, int warmup, int iters, boolean counted) {
+    private static Timing time(Communicator comm, PerfOptions o, Layout l, int warmup, int iters, boolean counted,
+                               boolean percentile, boolean small) {
         // warm up the way the timed loop runs (as nccl-tests does), so that the GPU is at its working clocks
         // and the JIT has compiled the very path that is timed
         loop(comm, o, l, warmup, null);
         comm.barrier();
-        long[] single = o.asyncLoop(comm.transport().name()) ? null : new long[iters]; // before the heap is read
+        boolean singly = percentile && !o.asyncLoop(comm.transport().name());
+        long[] single = singly ? new long[iters] : null; // before the heap is read
         long allocatedBefore = THREADS.getCurrentThreadAllocatedBytes();
         long start = System.nanoTime();
-        loop(comm, o, l, iters, single);
+        loop(comm, o, l, iters, small ? null : single);
         long elapsed = System.nanoTime() - start;
         if (counted) {
             timedAllocatedBytes += THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore;
             timedCalls += iters;
+        }
+        if (singly && small) {
+            loop(comm, o, l, iters, single);
         }
         double p99 = Double.NaN;
         if (single != null && iters > 0) {
