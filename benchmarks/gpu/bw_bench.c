@@ -7,6 +7,8 @@
  * so that it sees mpirun's CPU binding as a jcoll rank does. NCCL's and CUDA's entry points are declared in nccl_bench.h so that it builds with gcc alone:
  *   gcc -O2 -o /tmp/bw_bench benchmarks/gpu/bw_bench.c -L/usr/local/cuda/lib64 -l:libnccl.so.2 -lcudart
  *   /tmp/bw_bench allreduce 2 64M 256M 2 5 20        (op, ranks when forked, min, max, factor, warm-up, iters)
+ * ops: allreduce, allgather, reducescatter, alltoall (ncclAlltoAll, NCCL's own since 2.28) and alltoall-p2p (the
+ * loop of nccl-tests' alltoall_perf: every rank's block sent and received in one group of ncclSend/ncclRecv)
  */
 #include <string.h>
 #include <unistd.h>
@@ -31,7 +33,16 @@ static void launch(const char *op, void *a, void *b, size_t bytes, int n, ncclCo
     if (!strcmp(op, "allreduce")) CHECK(ncclAllReduce(a, b, count, FLOAT, SUM, c, st));
     else if (!strcmp(op, "allgather")) CHECK(ncclAllGather(a, b, count / n, FLOAT, c, st));
     else if (!strcmp(op, "reducescatter")) CHECK(ncclReduceScatter(a, b, count / n, FLOAT, SUM, c, st));
-    else CHECK(ncclAlltoAll(a, b, count / n, FLOAT, c, st));
+    else if (!strcmp(op, "alltoall")) CHECK(ncclAlltoAll(a, b, count / n, FLOAT, c, st));
+    else { /* alltoall-p2p: nccl-tests' alltoall_perf, a send and a receive of each rank's block in one group */
+        size_t block = count / n;
+        CHECK(ncclGroupStart());
+        for (int r = 0; r < n; r++) {
+            CHECK(ncclSend((const char *) a + r * block * 4, block, FLOAT, r, c, st));
+            CHECK(ncclRecv((char *) b + r * block * 4, block, FLOAT, r, c, st));
+        }
+        CHECK(ncclGroupEnd());
+    }
 }
 
 static double bus_factor(const char *op, int n) {

@@ -22,6 +22,10 @@ int ncclAllGather(const void *s, void *r, size_t count, int type, ncclComm_t c, 
 int ncclReduceScatter(const void *s, void *r, size_t count, int type, int op, ncclComm_t c, cudaStream_t st);
 int ncclBroadcast(const void *s, void *r, size_t count, int type, int root, ncclComm_t c, cudaStream_t st);
 int ncclAlltoAll(const void *s, void *r, size_t count, int type, ncclComm_t c, cudaStream_t st);
+int ncclSend(const void *s, size_t count, int type, int peer, ncclComm_t c, cudaStream_t st);
+int ncclRecv(void *r, size_t count, int type, int peer, ncclComm_t c, cudaStream_t st);
+int ncclGroupStart(void);
+int ncclGroupEnd(void);
 int ncclCommDestroy(ncclComm_t comm);
 int cudaSetDevice(int device);
 int cudaMalloc(void **p, size_t bytes);
