@@ -3,7 +3,9 @@
 # each with its own address 10.77.0.<k+1>/24 on a veth to one bridge (jc-br0), links optionally shaped with tc
 # (rate, added delay; both directions of each host's link). Traffic stays inside these namespaces.
 #
-#   hosts.sh up N [--rate 1gbit] [--delay 2ms]     build them (removing any left from an earlier run)
+#   hosts.sh up N [--rate 1gbit] [--delay 2ms] [--mtu 9000]
+#                                                  build them (removing any left from an earlier run); --mtu
+#                                                  sets every link's MTU (1500 otherwise; 9000: jumbo frames)
 #   hosts.sh down                                  remove every namespace, veth and the bridge
 #   hosts.sh cut K | heal K                        take host K's link down (a partition) or up again
 #   hosts.sh slow K J RATE                         shape traffic between hosts K and J alone to RATE (both ways;
@@ -61,11 +63,12 @@ shape() {  # $1: namespace or "" for the root; $2: device; $3: rate; $4: delay
 
 up() {
   local n=$1; shift
-  local rate="" delay=""
+  local rate="" delay="" mtu=1500
   while [[ $# -gt 0 ]]; do
     case $1 in
       --rate) rate=$2; shift 2 ;;
       --delay) delay=$2; shift 2 ;;
+      --mtu) mtu=$2; shift 2 ;;
       *) echo "hosts.sh up: unknown option $1" >&2; exit 2 ;;
     esac
   done
@@ -73,11 +76,11 @@ up() {
   down
   echo "${rate:-10gbit}" > "/run/$PREFIX.rate"
   ip link add "$BRIDGE" type bridge
-  ip link set "$BRIDGE" up
+  ip link set "$BRIDGE" mtu "$mtu" up
   for ((k = 0; k < n; k++)); do
     local ns=$PREFIX$k
     ip netns add "$ns"
-    ip link add "v$ns" type veth peer name eth0 netns "$ns"
+    ip link add "v$ns" mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$ns"
     ip link set "v$ns" master "$BRIDGE" up
     ip netns exec "$ns" ip link set lo up
     ip netns exec "$ns" ip addr add "$NET.$((k + 1))/24" dev eth0
@@ -85,7 +88,7 @@ up() {
     shape "$ns" eth0 "$rate" "$delay"   # host -> bridge
     shape "" "v$ns" "$rate" ""          # bridge -> host (the delay once per direction is enough on one side)
   done
-  echo "hosts.sh: $n hosts up (${rate:-unshaped}${delay:+, delay $delay}): ${PREFIX}0..${PREFIX}$((n - 1)) at $NET.1..$NET.$n"
+  echo "hosts.sh: $n hosts up (${rate:-unshaped}${delay:+, delay $delay}, MTU $mtu): ${PREFIX}0..${PREFIX}$((n - 1)) at $NET.1..$NET.$n"
 }
 
 slow() {  # slow K J RATE: host K's traffic to J and J's to K through a class of RATE
