@@ -42,6 +42,9 @@ final class Boxes {
     private final Waiter waiter;
     private final ByteBuffer[][] boxes; // [rank][box], native order, each exactly one box long
     private final ByteBuffer[][] data;  // [rank][box]: each box's data, all its capacity (made once: a call makes none)
+    private final ByteBuffer[][] part;  // [rank][box]: the last view from an offset into the data (partAt, partLength)
+    private final int[][] partAt;
+    private final int[][] partLength;
     private long calls;                 // box calls this rank has begun
     final KeptViews views = new KeptViews(); // of the caller's buffers, from one box call to the next
 
@@ -51,6 +54,9 @@ final class Boxes {
         this.waiter = waiter;
         this.boxes = new ByteBuffer[size][Layout.BOXES];
         this.data = new ByteBuffer[size][Layout.BOXES];
+        this.part = new ByteBuffer[size][Layout.BOXES];
+        this.partAt = new int[size][Layout.BOXES];
+        this.partLength = new int[size][Layout.BOXES];
         for (int r = 0; r < size; r++) {
             for (int b = 0; b < Layout.BOXES; b++) {
                 boxes[r][b] = map.slice((int) layout.boxOffset(r, b), Layout.BOX_BYTES).order(ByteOrder.nativeOrder());
@@ -88,10 +94,19 @@ final class Boxes {
 
     /**
      * {@code owner}'s data in {@code box} from {@code at}, indexed from 0, native order: at least {@code length} bytes
-     * (from the start, the whole box: the readers take what they need by index).
+     * (from the start, the whole box: the readers take what they need by index). A view from an offset (this rank's
+     * block of a reduce-scatter or all-to-all) is kept for the next call, which in a loop asks for the same one.
      */
     ByteBuffer data(int owner, int box, int at, int length) {
-        return at == 0 ? data[owner][box] : Slots.view(boxes[owner][box], DATA_AT + at, length);
+        if (at == 0) {
+            return data[owner][box];
+        }
+        if (part[owner][box] == null || partAt[owner][box] != at || partLength[owner][box] != length) {
+            part[owner][box] = Slots.view(boxes[owner][box], DATA_AT + at, length);
+            partAt[owner][box] = at;
+            partLength[owner][box] = length;
+        }
+        return part[owner][box];
     }
 
     private void awaitBox(int peer, int box, long sequence) {

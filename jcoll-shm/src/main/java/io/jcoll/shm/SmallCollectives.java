@@ -57,28 +57,24 @@ final class SmallCollectives {
             case ALL_GATHER, GATHER, SPLIT -> {
                 int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block);
                 if (root < 0 || isRoot) {
-                    for (int j = 0; j < n; j++) {
-                        copyOut(boxes, s, j, box, 0, block, out, (long) j * block);
-                    }
+                    copyBlocksOut(boxes, s, box, 0, block, out);
                 }
             }
             case ALL_TO_ALL -> {
                 int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n);
-                for (int j = 0; j < n; j++) {
-                    copyOut(boxes, s, j, box, me * block, block, out, (long) j * block);
-                }
+                copyBlocksOut(boxes, s, box, me * block, block, out);
             }
             case BROADCAST -> {
                 int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0, block);
                 if (!(isRoot && call.inPlace())) {
-                    copyOut(boxes, s, root, box, 0, block, out, 0);
+                    copyOut(boxes, s, root, box, 0, block, out);
                 }
             }
             case SCATTER -> {
                 int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0,
                         block * n);
                 if (!(isRoot && call.inPlace())) {
-                    copyOut(boxes, s, root, box, me * block, block, out, 0);
+                    copyOut(boxes, s, root, box, me * block, block, out);
                 }
             }
             default -> throw new IllegalArgumentException(call.operation() + " does not go through boxes");
@@ -93,8 +89,30 @@ final class SmallCollectives {
         out.commit(0, dst);
     }
 
-    private static void copyOut(Boxes boxes, Slots s, int owner, int box, int at, int bytes, StagedAccess out,
-                                long byteOffset) {
-        s.copyOut(boxes.data(owner, box, at, bytes), 0, bytes, out, byteOffset);
+    /** {@code out} = {@code owner}'s {@code bytes} from {@code at} of its box. */
+    private static void copyOut(Boxes boxes, Slots s, int owner, int box, int at, int bytes, StagedAccess out) {
+        ByteBuffer dst = boxes.views.writable(s, out, 0, bytes);
+        dst.put(0, boxes.data(owner, box, at, bytes), 0, bytes);
+        out.commit(0, dst);
+    }
+
+    /**
+     * Block {@code j} of {@code out} = rank {@code j}'s {@code block} bytes from {@code at} of its box, for every
+     * rank: written through one view of the whole output (kept from call to call), not a view per block; block by
+     * block through the stage where the output has no views (the stage holds one slot, the output n blocks).
+     */
+    private static void copyBlocksOut(Boxes boxes, Slots s, int box, int at, int block, StagedAccess out) {
+        int n = s.size();
+        if (!Slots.givesViews(out)) {
+            for (int j = 0; j < n; j++) {
+                s.copyOut(boxes.data(j, box, at, block), 0, block, out, (long) j * block);
+            }
+            return;
+        }
+        ByteBuffer dst = boxes.views.writable(s, out, 0, block * n);
+        for (int j = 0; j < n; j++) {
+            dst.put(j * block, boxes.data(j, box, at, block), 0, block);
+        }
+        out.commit(0, dst);
     }
 }

@@ -151,16 +151,16 @@ class BoxesTest {
     }
 
     /**
-     * The boxes keep their views of a caller's buffers from one call to the next ({@link KeptViews}): a training loop
-     * passes the same buffers every call with new contents. Three ranks pass the same send and receive buffers (and,
-     * every third call, one buffer in place) 600 times, with new values and a count that sometimes stays and
-     * sometimes changes, as direct memory (kept views) and as arrays (copied through a stage, never kept); every
-     * result must be the sum of this call's inputs.
+     * The boxes keep their views of a caller's buffers from one call to the next ({@link KeptViews}, {@link
+     * Boxes#data}): a training loop passes the same buffers every call with new contents. Three ranks pass the same
+     * send and receive buffers (an AllReduce every fourth call in place) to 900 calls of AllReduce, AllGather and
+     * All-to-All in turn, with new values and a count that sometimes stays and sometimes changes, as direct memory
+     * (kept views) and as arrays (copied through a stage, never kept); every output must be this call's.
      */
     @Test
     void buffersPassedAgainAreReadAndWrittenAfresh() {
         int n = 3;
-        int capacity = 64;
+        int capacity = 96;
         long seed = new SplittableRandom().nextLong();
         int port = ShmGroup.freePort();
         Ranks.all(n, Duration.ofMinutes(2), rank -> {
@@ -174,25 +174,46 @@ class BoxesTest {
                     HostBuffer recv = direct ? HostBuffer.of(recvMemory, DataType.INT32) : HostBuffer.of(recvArray);
                     SplittableRandom plan = new SplittableRandom(seed); // the same on every rank
                     int count = 1;
-                    for (int call = 0; call < 600; call++) {
-                        count = plan.nextInt(4) == 0 ? plan.nextInt(1, capacity + 1) : count;
+                    for (int call = 0; call < 900; call++) {
+                        int op = call % 3;
+                        count = plan.nextInt(4) == 0 ? plan.nextInt(1, capacity / n + 1) : count;
                         long salt = plan.nextLong();
-                        boolean inPlace = call % 3 == 2;
-                        int[] mine = input(rank, count, salt);
-                        HostBuffer in = inPlace ? recv : send;
+                        boolean inPlace = op == 0 && call % 4 == 0;
+                        int inCount = op == 2 ? count * n : count;
+                        int outCount = op == 0 ? count : count * n;
+                        int[] mine = input(rank, inCount, salt);
                         if (direct) {
                             (inPlace ? recvMemory : sendMemory).asIntBuffer().put(mine);
                         } else {
-                            System.arraycopy(mine, 0, inPlace ? recvArray : sendArray, 0, count);
+                            System.arraycopy(mine, 0, inPlace ? recvArray : sendArray, 0, inCount);
                         }
-                        comm.allReduce(in, recv, count, ReduceOp.SUM);
-                        int[] out = new int[count];
+                        HostBuffer in = inPlace ? recv : send;
+                        int[] expected = new int[outCount];
+                        switch (op) {
+                            case 0 -> {
+                                comm.allReduce(in, recv, count, ReduceOp.SUM);
+                                expected = sums(n, count, salt, 0);
+                            }
+                            case 1 -> {
+                                comm.allGather(in, recv, count);
+                                for (int j = 0; j < n; j++) {
+                                    System.arraycopy(input(j, count, salt), 0, expected, j * count, count);
+                                }
+                            }
+                            default -> {
+                                comm.allToAll(in, recv, count);
+                                for (int j = 0; j < n; j++) {
+                                    System.arraycopy(input(j, count * n, salt), rank * count, expected, j * count, count);
+                                }
+                            }
+                        }
+                        int[] out = new int[outCount];
                         if (direct) {
                             recvMemory.asIntBuffer().get(out);
                         } else {
-                            System.arraycopy(recvArray, 0, out, 0, count);
+                            System.arraycopy(recvArray, 0, out, 0, outCount);
                         }
-                        assertArrayEquals(sums(n, count, salt, 0), out, "call " + call + ", count " + count
+                        assertArrayEquals(expected, out, "call " + call + ", op " + op + ", count " + count
                                 + (direct ? ", direct" : ", arrays") + (inPlace ? ", in place" : "") + ", rank " + rank);
                     }
                 }
