@@ -102,8 +102,11 @@ final class Segment implements AutoCloseable {
     /**
      * Null if the segment is still whole, else what another process did to it: cut short (the next touch beyond
      * the end would raise SIGBUS) or its header overwritten. Costs a system call: for waits that already sleep.
+     * A fault that an earlier touch of a lost page left pending is raised first ({@link PendingFault}): thrown
+     * inside the channel's size query, it would leave the channel unclosable.
      */
     String damage() {
+        boolean faulted = PendingFault.raised();
         try {
             long size = channel.size();
             if (size < layout.totalBytes()) {
@@ -116,7 +119,8 @@ final class Segment implements AutoCloseable {
         if (map.getLong(MAGIC_AT) != MAGIC || map.getLong(NONCE_AT) != nonce) {
             return "the shared segment " + path + " was overwritten by another process (its header changed)";
         }
-        return null;
+        return faulted ? "a page of the shared segment " + path + " could not be read (another process truncated "
+                + "it, and may have restored its size since)" : null;
     }
 
     /** Removes the name; the mappings stay until each process unmaps. Idempotent. */
@@ -147,6 +151,7 @@ final class Segment implements AutoCloseable {
      * call's thread might still touch. The file's memory is freed when the collector unmaps it. Idempotent.
      */
     void closeDescriptor() {
+        PendingFault.raised(); // not inside the channel's closing (see damage), which would then never finish
         try {
             channel.close();
         } catch (IOException e) {

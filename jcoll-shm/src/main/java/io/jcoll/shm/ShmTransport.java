@@ -67,7 +67,7 @@ final class ShmTransport implements Transport {
                 context.settings().getDuration("JCOLL_SHM_SPIN", DEFAULT_SPIN).toNanos(), oversubscribed);
         HostMemory stages = HostMemory.pinnedOrDirect();
         this.crew = new Crew("jcoll-shm-crew-r" + context.rank(), crewSize(context.settings(), context.localSize(),
-                Runtime.getRuntime().availableProcessors()), ShmTransport::passThroughRuntime);
+                Runtime.getRuntime().availableProcessors()), PendingFault::raise);
         this.slots = new Slots(context.rank(), layout, segment.buffer(), control, waiter, stages, crew,
                 (int) context.settings().getBytes("JCOLL_SHM_SHARE_MIN", DEFAULT_SHARE_MIN_BYTES));
         this.boxes = new Boxes(context.rank(), layout, segment.buffer(), waiter);
@@ -183,19 +183,19 @@ final class ShmTransport implements Transport {
         waiter.begin(call, deadlineNanos);
         try {
             run(call, deadlineNanos);
-            passThroughRuntime(); // a fault this call left pending is raised here, where it is caught below
+            PendingFault.raise(); // a fault this call left pending on JDK 17 is raised here, where it is caught below
         } catch (InternalError e) {
             ProtocolException clear = truncated(call, e);
-            deliverPendingFault(); // a second fault of the same damage
+            PendingFault.drop(); // a second fault of the same damage
             throw clear;
         } catch (JcollException e) {
-            deliverPendingFault();
+            PendingFault.drop();
             throw e;
         } catch (RuntimeException e) {
             // values read from pages cut off by truncation are whatever the faulting loads left (a slot index of
             // -1, say): where the segment is damaged, that is the failure to report
             String damage = segment.damage();
-            deliverPendingFault();
+            PendingFault.drop();
             if (damage == null) {
                 throw e;
             }
@@ -220,47 +220,6 @@ final class ShmTransport implements Transport {
                 (damage != null ? damage : "a fault occurred reading the shared segment " + segment.path()
                         + " (another process truncated or replaced it)") + " during " + call.describe(), e);
     }
-
-    /**
-     * Lets a fault still pending from the segment's damage (see {@link #truncated}) be raised now, and dropped,
-     * rather than replace the clear exception being thrown, or surface later in the caller's own code. JDK 17
-     * raises such a fault only where the thread comes back into Java code from the VM's runtime, never on a return
-     * from a native method: an allocation too large for any thread-local buffer is such a return. Later JDKs raise
-     * it at the thread's next safepoint poll, which the allocation's loop and the yield also pass.
-     */
-    private static void deliverPendingFault() {
-        try {
-            faultDrain = new byte[FAULT_DRAIN_BYTES];
-            faultDrain = null;
-            Thread.yield();
-        } catch (InternalError e) {
-            // the damage the exception being thrown already names
-        }
-    }
-
-    /**
-     * On JDK 17, a call whose copy read a page cut off under it (the copy gets whatever the faulting load left)
-     * and went on to return would leave the fault pending, to be raised in the caller's own code at its next trip
-     * into the VM's runtime (seen: in a HostBuffer.of between two calls, 1 test run in 20). So every call ends
-     * with such a trip: a two-dimensional array whose sizes the JIT cannot know is made by the runtime in every
-     * tier (a few hundred nanoseconds). From JDK 21 the fault is raised at the next safepoint poll, inside the
-     * call, and this costs nothing.
-     */
-    private static void passThroughRuntime() {
-        if (FAULTS_WAIT_FOR_RUNTIME) {
-            runtimeTrip = new byte[runtimeTripSize][runtimeTripSize];
-        }
-    }
-
-    private static final boolean FAULTS_WAIT_FOR_RUNTIME = Runtime.version().feature() < 21;
-    private static volatile int runtimeTripSize = 1; // volatile: never a constant the JIT could expand inline
-    @SuppressWarnings("unused") // written so that the allocation cannot be optimised away
-    private static byte[][] runtimeTrip;
-
-    /** Larger than a thread-local allocation buffer and than half a G1 region of heaps up to 8 GB: a runtime call. */
-    private static final int FAULT_DRAIN_BYTES = 2 << 20 | 64;
-    @SuppressWarnings("unused") // written so that the allocation cannot be optimised away
-    private static volatile byte[] faultDrain;
 
     private void run(Call call, long deadlineNanos) {
         switch (call.operation()) {
@@ -347,7 +306,7 @@ final class ShmTransport implements Transport {
         } catch (InternalError e) {
             // the page went in between: the peers find the segment damaged themselves
         }
-        deliverPendingFault(); // a write to a page cut off in between faults later: here, not in the caller
+        PendingFault.drop(); // a write to a page cut off in between faults later: here, not in the caller
     }
 
     /**
