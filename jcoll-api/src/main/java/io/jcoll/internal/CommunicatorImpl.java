@@ -785,7 +785,7 @@ public final class CommunicatorImpl implements Communicator {
             pending = last;
         }
         try {
-            pending.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (Exception ignored) {
             // its failure was reported to whoever waited on it; closing goes on
         }
@@ -856,7 +856,7 @@ public final class CommunicatorImpl implements Communicator {
             boolean completed = false;
             try {
                 guarded(issued.call(), () -> {
-                    completion.await(System.nanoTime() + timeout.toNanos());
+                    completion.await(System.nanoTime() + timeoutNanos);
                     return null;
                 });
                 completed = true;

@@ -183,7 +183,9 @@ public final class FlightRecorder {
 
     /** {@link #started(long, int)} at {@code now}, a {@link System#nanoTime} the caller read. */
     public void started(long first, int calls, long now) {
-        mark(first, calls, State.STARTED, started, now);
+        if (first >= 0) {
+            mark(first, calls, State.STARTED, started, now);
+        }
     }
 
     /** Marks {@code calls} entries from {@code first} as ended now, completed or failed. */
@@ -193,10 +195,8 @@ public final class FlightRecorder {
         }
     }
 
+    /** Marks entries from {@code first} (not -1: the recorder is on), where they still hold those calls. */
     private void mark(long first, int calls, State state, long[] times, long now) {
-        if (first < 0) {
-            return;
-        }
         for (long id = first; id < first + calls; id++) {
             int slot = (int) (id % capacity);
             if (ids[slot] == id && states[slot] < State.COMPLETED.ordinal()) {
