@@ -1,5 +1,6 @@
 package io.jcoll.shm;
 
+import io.jcoll.spi.FailureReason;
 import io.jcoll.spi.Signature;
 
 import java.lang.invoke.MethodHandles;
@@ -82,15 +83,15 @@ final class Control {
 
     /**
      * Leaves: closed on purpose, or aborted with a reason peers will quote and the rank it blames (-1 for none),
-     * so that a failure that spreads from rank to rank is still attributed to the rank where it began.
+     * so that a failure that spreads from rank to rank is still attributed to the rank where it began. A long
+     * reason keeps its end, where a failure passed on names its first cause.
      */
     void leave(int rank, int state, String reason, int culprit) {
         int at = (int) layout.controlOffset(rank);
         map.putInt(at + CULPRIT_AT, culprit + 1);
-        byte[] text = reason == null ? new byte[0] : reason.getBytes(StandardCharsets.UTF_8);
-        int n = Math.min(text.length, REASON_MAX);
-        map.put(at + REASON_AT, text, 0, n);
-        map.putInt(at + REASON_LENGTH_AT, n);
+        byte[] text = FailureReason.fit(reason == null ? "" : reason, REASON_MAX);
+        map.put(at + REASON_AT, text);
+        map.putInt(at + REASON_LENGTH_AT, text.length);
         LONGS.setRelease(map, at + STATE_AT, (long) state);
     }
 

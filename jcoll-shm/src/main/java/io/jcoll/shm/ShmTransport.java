@@ -298,15 +298,24 @@ final class ShmTransport implements Transport {
 
     /** Writes this rank's state for its peers; a segment cut short by another process cannot take it. */
     private void leave(int state, Throwable cause) {
-        int culprit = cause instanceof JcollException j && j.peer() != context.rank() ? j.peer() : -1;
+        int culprit = cause instanceof JcollException j && j.peer() != context.rank() && j.peer() < context.size()
+                ? j.peer() : -1;
         try {
             if (segment.damage() == null) {
-                control.leave(context.rank(), state, cause == null ? "closed" : String.valueOf(cause), culprit);
+                control.leave(context.rank(), state, reason(cause), culprit);
             }
         } catch (InternalError e) {
             // the page went in between: the peers find the segment damaged themselves
         }
         PendingFault.drop(); // a write to a page cut off in between faults later: here, not in the caller
+    }
+
+    /** What peers quote of {@code cause}: a jcoll failure's message says what it is; anything else, its type too. */
+    private static String reason(Throwable cause) {
+        if (cause == null) {
+            return "closed";
+        }
+        return cause instanceof JcollException && cause.getMessage() != null ? cause.getMessage() : cause.toString();
     }
 
     /**

@@ -207,16 +207,13 @@ final class TieredTransport implements Transport {
     @Override
     public void interrupt(Throwable cause) {
         all.interrupt(cause);
-        tiers.host.interrupt(cause);
-        tiers.across.interrupt(cause);
+        tiers.interrupt(cause);
     }
 
     @Override
     public void abort(Throwable cause) {
-        tiers.close();
         all.abort(cause);
-        tiers.host.abort(cause);
-        tiers.across.abort(cause);
+        tiers.abort(cause);
     }
 
     @Override

@@ -59,6 +59,9 @@ final class Tiers {
         return t;
     });
     private ByteBuffer scratch = ByteBuffer.allocateDirect(0);
+    /** Each tier's numbering of the ranks: what a tier raises, and what it is handed, is renumbered through it. */
+    private final TierRanks hostRanks;
+    private final TierRanks acrossRanks;
 
     Tiers(ShmTransport host, TcpTransport across, HostLayout layout, int rank, long pieceBytes) {
         this.host = host;
@@ -69,6 +72,8 @@ final class Tiers {
         int[] beside = layout.ranksBeside(rank);
         this.indexOnHost = Arrays.binarySearch(beside, rank);
         this.hostIndex = Arrays.binarySearch(layout.ranksAcross(beside[0]), beside[0]);
+        this.hostRanks = new TierRanks("shared memory on host " + hostIndex, beside);
+        this.acrossRanks = new TierRanks("TCP across hosts", layout.ranksAcross(rank));
         int[] firstHost = layout.ranksBeside(0); // rank 0's host comes first in host order
         this.tierOrder = new int[layout.size()];
         for (int j = 0; j < ranksPerHost; j++) {
@@ -80,14 +85,36 @@ final class Tiers {
     /** Runs a call in this host's shared memory, on the calling thread. */
     void onHost(Operation op, Buffer send, Buffer recv, long count, DataType type, ReduceOp reduceOp,
                 boolean inPlace, long deadlineNanos) {
-        host.execute(new Call(op, send, recv, count, type, reduceOp, -1, hostSequence++, inPlace), deadlineNanos);
+        try {
+            host.execute(new Call(op, send, recv, count, type, reduceOp, -1, hostSequence++, inPlace),
+                    deadlineNanos);
+        } catch (JcollException e) {
+            throw hostRanks.toCommunicator(e);
+        }
     }
 
     /** Runs a call among the ranks at this place on every host, on the calling thread. */
     void acrossHosts(Operation op, Buffer send, Buffer recv, long count, DataType type, ReduceOp reduceOp,
                      boolean inPlace, long deadlineNanos) {
-        across.execute(new Call(op, send, recv, count, type, reduceOp, -1, acrossSequence++, inPlace),
-                deadlineNanos);
+        try {
+            across.execute(new Call(op, send, recv, count, type, reduceOp, -1, acrossSequence++, inPlace),
+                    deadlineNanos);
+        } catch (JcollException e) {
+            throw acrossRanks.toCommunicator(e);
+        }
+    }
+
+    /** From another thread while a call runs: both tiers' waits fail at once with {@code cause}. */
+    void interrupt(Throwable cause) {
+        host.interrupt(hostRanks.toTier(cause));
+        across.interrupt(acrossRanks.toTier(cause));
+    }
+
+    /** Tells both tiers' peers why this rank stops, and stops them. */
+    void abort(Throwable cause) {
+        close();
+        host.abort(hostRanks.toTier(cause));
+        across.abort(acrossRanks.toTier(cause));
     }
 
     /** Runs work (across calls) on the across thread, after what it was given before. */
@@ -125,7 +152,7 @@ final class Tiers {
             pending |= w != null && !w.isDone();
         }
         if (pending) {
-            across.interrupt(failure);
+            across.interrupt(acrossRanks.toTier(failure));
         }
         for (Future<?> w : work) {
             if (w == null) {

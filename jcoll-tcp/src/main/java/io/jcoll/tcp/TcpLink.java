@@ -7,6 +7,7 @@ import io.jcoll.exceptions.ProtocolException;
 import io.jcoll.tcp.p2p.Frame;
 import io.jcoll.tcp.p2p.MatchCheck;
 import io.jcoll.tcp.p2p.PointToPoint;
+import io.jcoll.spi.FailureReason;
 import io.jcoll.spi.Signature;
 
 import java.io.IOException;
@@ -417,7 +418,7 @@ final class TcpLink implements PointToPoint {
         int failedRank = cause instanceof JcollException j && j.peer() >= 0 ? j.peer() : rank;
         String text = cause instanceof JcollException j && j.peer() >= 0 ? "seen by rank " + rank + ": " + cause.getMessage()
                 : cause.getMessage() != null ? cause.getMessage() : cause.toString(); // never a bare "null" to the peers
-        byte[] reason = truncate(text.getBytes(StandardCharsets.UTF_8));
+        byte[] reason = FailureReason.fit(text, Frame.MAX_REASON_BYTES);
         for (Connection c : connections) {
             if (c == null) {
                 continue;
@@ -581,10 +582,6 @@ final class TcpLink implements PointToPoint {
                 first = e;
             }
         }
-    }
-
-    private static byte[] truncate(byte[] b) {
-        return b.length <= Frame.MAX_REASON_BYTES ? b : java.util.Arrays.copyOf(b, Frame.MAX_REASON_BYTES);
     }
 
     private static void closeQuietly(Connection c) {
