@@ -18,9 +18,15 @@ import java.nio.ByteOrder;
  *
  * <p>Each rank has two boxes and uses them in turn, with no counter to say that a box may be written again: a rank
  * writes box call {@code b + 2} only after it has read every rank's box of call {@code b + 1}, and every rank
- * writes that one only after it has read every box of call {@code b}. So every rank reads every rank's box in
- * every box call, whether it needs the data or not (a broadcast's root, a reduce's non-roots), no rank is ever more
- * than one box call ahead of another, and a box a peer waits on holds either the call before last or this one.
+ * writes that one only after it has read every box of call {@code b}. So every rank reads every rank's box of
+ * every box call, no rank is ever more than one box call ahead of another, and a box a peer waits on holds either
+ * the call before last or this one.
+ *
+ * <p>A rank that needs nothing from its peers (a broadcast's or scatter's root, a reduce's or gather's other
+ * ranks) posts and returns, as Open MPI's root does, and reads its peers' boxes of that call at the start of its
+ * next box call, before it posts that one, or when it closes: the rule above holds, one call later, and the
+ * comparison of every rank's call is made all the same, on that rank at its next call at the latest. The ranks
+ * that do need data still wait for every box (the root's is one), so that they compare every rank's call at once.
  */
 final class Boxes {
 
@@ -46,6 +52,7 @@ final class Boxes {
     private final int[][] partAt;
     private final int[][] partLength;
     private long calls;                 // box calls this rank has begun
+    private long unread;                // the box call this rank posted without reading its peers' boxes; 0: none
     final KeptViews views = new KeptViews(); // of the caller's buffers, from one box call to the next
 
     Boxes(int rank, Layout layout, ByteBuffer map, Waiter waiter) {
@@ -67,10 +74,13 @@ final class Boxes {
 
     /**
      * Posts this rank's part of a call ({@code bytes} of {@code in} from {@code byteOffset}; none where {@code in}
-     * is null), waits until every peer has posted its part of the same box call, and compares the calls, as the
-     * slots' first wait does ({@link Slots#compare}). Returns the box the call's data lie in, for {@link #data}.
+     * is null) and, where {@code awaitPeers}, waits until every peer has posted its part of the same box call and
+     * compares the calls, as the slots' first wait does ({@link Slots#compare}); otherwise that is left to
+     * {@link #settle}. Returns the box the call's data lie in, for {@link #data}.
      */
-    int exchange(Slots s, Signature signature, long history, StagedAccess in, long byteOffset, int bytes) {
+    int exchange(Slots s, Signature signature, long history, StagedAccess in, long byteOffset, int bytes,
+                 boolean awaitPeers) {
+        settle(s);
         int box = (int) (calls & 1);
         long sequence = ++calls;
         ByteBuffer mine = boxes[rank][box];
@@ -80,16 +90,49 @@ final class Boxes {
         mine.putLong(HISTORY_AT, history);
         signature.writeTo(mine, SIGNATURE_AT);
         LONGS.setRelease(mine, SEQUENCE_AT, sequence);
+        if (awaitPeers) {
+            readPeers(s, sequence, false);
+        } else {
+            unread = sequence;
+        }
+        return box;
+    }
+
+    /** Whether a box call of this rank's still waits for {@link #settle}. */
+    boolean unsettled() {
+        return unread != 0;
+    }
+
+    /**
+     * Reads the peers' boxes of the call this rank posted without reading them, waiting for each, and compares
+     * the calls: before this rank's next box call may write the box they read it from, and before it closes.
+     */
+    void settle(Slots s) {
+        if (unread != 0) {
+            long sequence = unread;
+            unread = 0;
+            readPeers(s, sequence, true);
+        }
+    }
+
+    /** Waits for every peer's box of box call {@code sequence}, and compares each with this rank's. */
+    private void readPeers(Slots s, long sequence, boolean earlier) {
+        int box = (int) ((sequence - 1) & 1);
+        ByteBuffer mine = boxes[rank][box];
         for (int p = 0; p < size; p++) {
             if (p != rank) {
                 awaitBox(p, box, sequence);
-                if (!sameCall(boxes[p][box], mine)) {
-                    ByteBuffer theirs = boxes[p][box];
-                    throw s.compare(p, Signature.readFrom(theirs, SIGNATURE_AT), theirs.getLong(HISTORY_AT));
+                ByteBuffer theirs = boxes[p][box];
+                if (!sameCall(theirs, mine)) {
+                    Signature theirCall = Signature.readFrom(theirs, SIGNATURE_AT);
+                    long theirHistory = theirs.getLong(HISTORY_AT);
+                    throw earlier
+                            ? s.compareEarlier(p, Signature.readFrom(mine, SIGNATURE_AT), mine.getLong(HISTORY_AT),
+                                    theirCall, theirHistory)
+                            : s.compare(p, theirCall, theirHistory);
                 }
             }
         }
-        return box;
     }
 
     /**

@@ -181,11 +181,19 @@ final class ShmTransport implements Transport {
     @Override
     public void execute(Call call, long deadlineNanos) {
         waiter.begin(call, deadlineNanos);
+        onSegment(call.operation().label(), call, () -> run(call, deadlineNanos));
+    }
+
+    /**
+     * Runs {@code work} on the segment ({@code call}'s, or null where it is no call's, for messages), turning what
+     * damage done to the segment by another process makes of it into a clear exception.
+     */
+    private void onSegment(String operation, Call call, Runnable work) {
         try {
-            run(call, deadlineNanos);
+            work.run();
             PendingFault.raise(); // a fault this call left pending on JDK 17 is raised here, where it is caught below
         } catch (InternalError e) {
-            ProtocolException clear = truncated(call, e);
+            ProtocolException clear = truncated(operation, call, e);
             PendingFault.drop(); // a second fault of the same damage
             throw clear;
         } catch (JcollException e) {
@@ -199,9 +207,12 @@ final class ShmTransport implements Transport {
             if (damage == null) {
                 throw e;
             }
-            throw new ProtocolException(call.operation().label(), context.rank(), JcollException.NONE, damage
-                    + " during " + call.describe(), e);
+            throw new ProtocolException(operation, context.rank(), JcollException.NONE, damage + during(call), e);
         }
+    }
+
+    private static String during(Call call) {
+        return call == null ? " while closing" : " during " + call.describe();
     }
 
     /**
@@ -209,16 +220,16 @@ final class ShmTransport implements Transport {
      * at the faulting thread's next safepoint poll, usually inside the call, so it is turned into a clear exception
      * here.
      */
-    private ProtocolException truncated(Call call, InternalError e) {
+    private ProtocolException truncated(String operation, Call call, InternalError e) {
         String damage;
         try {
             damage = segment.damage();
         } catch (InternalError again) {
             damage = null;
         }
-        return new ProtocolException(call.operation().label(), context.rank(), JcollException.NONE,
+        return new ProtocolException(operation, context.rank(), JcollException.NONE,
                 (damage != null ? damage : "a fault occurred reading the shared segment " + segment.path()
-                        + " (another process truncated or replaced it)") + " during " + call.describe(), e);
+                        + " (another process truncated or replaced it)") + during(call), e);
     }
 
     private void run(Call call, long deadlineNanos) {
@@ -336,16 +347,33 @@ final class ShmTransport implements Transport {
         segment.closeDescriptor();
     }
 
+    /**
+     * Leaves; a box call this rank finished without its peers (a small broadcast's root, say) is first compared
+     * with theirs, so that a disagreement about the last call is not lost: it is thrown, and the peers are told.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
+        JcollException disagreement = null;
+        if (boxes.unsettled()) {
+            waiter.beginOutsideCalls("close", "close (comparing the last call, which this rank finished without "
+                    + "waiting for its peers)", System.nanoTime() + context.timeout().toNanos());
+            try {
+                onSegment("close", null, () -> boxes.settle(slots));
+            } catch (JcollException e) {
+                disagreement = e;
+            }
+        }
         closed = true;
-        leave(Control.CLOSED, null);
+        leave(disagreement == null ? Control.CLOSED : Control.ABORTED, disagreement);
         crew.close();
         slots.release();
         segment.close();
+        if (disagreement != null) {
+            throw disagreement;
+        }
     }
 
 }

@@ -204,6 +204,29 @@ final class Slots {
                 + "order, with the same arguments");
     }
 
+    /**
+     * Why {@code peer}'s call ({@code theirs}) is not {@code mine}, an earlier call this rank finished without
+     * waiting for its peers (a small broadcast's root, say), found at its next call or as it closes.
+     */
+    JcollException compareEarlier(int peer, Signature mine, long myHistory, Signature theirs, long theirHistory) {
+        ProtocolException damage = waiter.damaged(peer);
+        if (damage != null) {
+            return damage;
+        }
+        String when = " (a call this rank finished without waiting for its peers, as the root of a small broadcast or "
+                + "scatter and the other ranks of a small reduce or gather do; compared now)";
+        if (!theirs.equals(mine)) {
+            return new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank was in "
+                    + mine.describe() + when + " but rank " + peer + " was in " + theirs.describe()
+                    + "; every rank must issue the same collectives, in the same order, with the same arguments");
+        }
+        return new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " and this rank "
+                + "disagree about a collective before " + mine.describe() + when + ": one of them was called with "
+                + "other arguments on one of the two (a different root, count, type or op) and completed without "
+                + "either noticing; every rank must issue the same collectives, in the same order, with the same "
+                + "arguments");
+    }
+
     /** A range {@code [from, to)} of a chunk's elements, for one member of the crew. */
     @FunctionalInterface
     interface Range {

@@ -9,8 +9,10 @@ import java.nio.ByteBuffer;
 
 /**
  * Every collective of a few kilobytes in one exchange of {@link Boxes}: each rank that has an input posts the whole
- * of it, every rank waits for every box, and each computes its own output from them (a reduction in rank order,
- * so that every rank computes the same bits; copies of the blocks meant for it). Calls with nothing to move,
+ * of it, every rank that has an output waits for every box, and each computes its own output from them (a
+ * reduction in rank order, so that every rank computes the same bits; copies of the blocks meant for it). A rank
+ * with no output (a broadcast's root, a reduce's other ranks) returns once it has posted; it compares its peers'
+ * calls with its own at its next box call, or as it closes. Calls with nothing to move,
  * other than Barrier, keep the slots' path, where they wait for no one.
  */
 final class SmallCollectives {
@@ -38,41 +40,44 @@ final class SmallCollectives {
         int root = call.root();
         boolean isRoot = me == root;
         if (call.operation() == Operation.BARRIER) {
-            boxes.exchange(s, signature, history, null, 0, 0);
+            boxes.exchange(s, signature, history, null, 0, 0, true);
             return;
         }
         int block = (int) call.bytes(); // a rank's contribution, or each of its blocks
         StagedAccess out = (StagedAccess) call.recv();
         switch (call.operation()) {
             case ALL_REDUCE, REDUCE -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block);
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block,
+                        root < 0 || isRoot);
                 if (root < 0 || isRoot) {
                     reduce(boxes, s, call, box, 0, block, out);
                 }
             }
             case REDUCE_SCATTER -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n);
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n, true);
                 reduce(boxes, s, call, box, me * block, block, out);
             }
             case ALL_GATHER, GATHER, SPLIT -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block);
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block,
+                        root < 0 || isRoot);
                 if (root < 0 || isRoot) {
                     copyBlocksOut(boxes, s, box, 0, block, out);
                 }
             }
             case ALL_TO_ALL -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n);
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n, true);
                 copyBlocksOut(boxes, s, box, me * block, block, out);
             }
             case BROADCAST -> {
-                int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0, block);
+                int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0, block,
+                        !isRoot);
                 if (!(isRoot && call.inPlace())) {
                     copyOut(boxes, s, root, box, 0, block, out);
                 }
             }
             case SCATTER -> {
                 int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0,
-                        block * n);
+                        block * n, !isRoot);
                 if (!(isRoot && call.inPlace())) {
                     copyOut(boxes, s, root, box, me * block, block, out);
                 }

@@ -38,6 +38,7 @@ final class Waiter {
     private String operation = "bootstrap";
     private Call call;                        // described only for a message: not on every call's path
     private long deadline = Long.MAX_VALUE;
+    private String outsideCalls = "the setup of the shared segment"; // what waits outside calls are for
     private IntFunction<JcollException> disagreement; // the current collective against a peer's record; null: none
 
     Waiter(int rank, Control control, Segment segment, long spinNanos, boolean yieldAtOnce) {
@@ -55,6 +56,16 @@ final class Waiter {
     void begin(Call call, long deadlineNanos) {
         this.operation = call == null ? "bootstrap" : call.operation().label();
         this.call = call;
+        this.outsideCalls = "the setup of the shared segment";
+        this.deadline = deadlineNanos;
+        this.disagreement = null;
+    }
+
+    /** For waits outside any call: {@code operation} and {@code what} name them in messages. */
+    void beginOutsideCalls(String operation, String what, long deadlineNanos) {
+        this.operation = operation;
+        this.call = null;
+        this.outsideCalls = what;
         this.deadline = deadlineNanos;
         this.disagreement = null;
     }
@@ -69,7 +80,7 @@ final class Waiter {
 
     /** The call the waits belong to, in words. */
     private String call() {
-        return call == null ? "the setup of the shared segment" : call.describe();
+        return call == null ? outsideCalls : call.describe();
     }
 
     String operation() {

@@ -5,9 +5,11 @@ import io.jcoll.Communicator;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
-import io.jcoll.exceptions.CollectiveMismatchException;
+import io.jcoll.exceptions.JcollException;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,6 +20,7 @@ import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BoxesTest {
 
     private static final int ROUNDS = 4000;
+    /** The kinds of call {@link #check} runs: 0-7, and the barrier. */
+    private static final int OPS = 9;
 
     /**
      * Five thread ranks run the same random sequence of every collective with sizes on both sides of the boxes'
@@ -46,9 +51,9 @@ class BoxesTest {
             try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_SLOT", "8K"))) {
                 SplittableRandom plan = new SplittableRandom(seed); // the same on every rank
                 for (int round = 0; round < ROUNDS; round++) {
-                    int op = plan.nextInt(7);
+                    int op = plan.nextInt(OPS);
                     // up to 1400 int32: an all-reduce of more than 1024 elements (4 KB) goes through the slots
-                    int count = plan.nextInt(1, op == 3 || op == 4 ? 1400 / n : 1400);
+                    int count = plan.nextInt(1, op == 3 || op == 4 || op == 7 ? 1400 / n : 1400);
                     int root = plan.nextInt(n);
                     long salt = plan.nextLong();
                     boolean direct = plan.nextBoolean();
@@ -99,8 +104,51 @@ class BoxesTest {
                     assertArrayEquals(sums(n, count, salt, 0), out, what);
                 }
             }
+            case 6 -> { // gather to a root
+                int[] out = run(direct, input(me, count, salt), me == root ? count * n : 0,
+                        (s, r) -> comm.gather(s, r, count, root));
+                if (me == root) {
+                    for (int j = 0; j < n; j++) {
+                        assertArrayEquals(input(j, count, salt), java.util.Arrays.copyOfRange(out, j * count, (j + 1) * count), what);
+                    }
+                }
+            }
+            case 7 -> { // scatter from a root
+                int[] out = run(direct, me == root ? input(me, count * n, salt) : new int[0], count,
+                        (s, r) -> comm.scatter(s, r, count, root));
+                int[] all = input(root, count * n, salt);
+                assertArrayEquals(java.util.Arrays.copyOfRange(all, me * count, (me + 1) * count), out, what);
+            }
             default -> comm.barrier();
         }
+    }
+
+    /**
+     * Runs of calls in which some ranks wait for no one (a broadcast's or scatter's root, a reduce's or gather's
+     * other ranks: they post and return, and read their peers' boxes at their next box call): four ranks on few
+     * cores, 50 such calls in a row from one root, then another root and kind, every output checked. A rank that
+     * ran ahead and wrote a box again before every peer had read it would show here as a wrong output.
+     */
+    @Test
+    void runsOfCallsThatWaitForNoOneMatchTheReference() {
+        int n = 4;
+        long seed = new SplittableRandom().nextLong();
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of())) {
+                SplittableRandom plan = new SplittableRandom(seed); // the same on every rank
+                int[] oneSided = {2, 5, 6, 7};
+                for (int run = 0; run < 60; run++) {
+                    int op = oneSided[plan.nextInt(oneSided.length)];
+                    int root = plan.nextInt(n);
+                    for (int call = 0; call < 50; call++) {
+                        int count = plan.nextInt(1, op == 7 || op == 6 ? 1024 / n : 1024);
+                        check(comm, op, count, root, plan.nextLong(), plan.nextBoolean(), run * 50 + call);
+                    }
+                }
+                return null;
+            }
+        });
     }
 
     @FunctionalInterface
@@ -224,24 +272,62 @@ class BoxesTest {
 
     /**
      * Issue 17's first finding, through the boxes: of three ranks broadcasting 100 floats, one names root 1 where
-     * the others name root 0. Every rank must fail, none may return with data the others do not have.
+     * the others name root 0. Every rank must fail, none may return with data the others do not have: a rank that
+     * takes itself for the root returns without waiting, so it fails at its next call or, where there is none, as
+     * it closes.
      */
-    @Test
-    void aBroadcastWithAnotherRootFailsOnEveryRank() {
+    @ParameterizedTest(name = "then {0}")
+    @ValueSource(strings = {"a barrier", "close"})
+    void aBroadcastWithAnotherRootFailsOnEveryRank(String then) {
         int n = 3;
         int port = ShmGroup.freePort();
-        List<Throwable> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> {
-            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"))) {
-                float[] v = new float[100];
-                java.util.Arrays.fill(v, rank);
-                return assertThrows(CollectiveMismatchException.class,
-                        () -> comm.broadcast(HostBuffer.of(v), rank == 1 ? 1 : 0));
+        List<JcollException> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"));
+            float[] v = new float[100];
+            java.util.Arrays.fill(v, rank);
+            JcollException failure = null;
+            try {
+                comm.broadcast(HostBuffer.of(v), rank == 1 ? 1 : 0);
+                if (then.equals("a barrier")) {
+                    comm.barrier();
+                }
+            } catch (JcollException e) {
+                failure = e;
             }
+            try {
+                comm.close();
+            } catch (JcollException e) {
+                failure = failure == null ? e : failure;
+            }
+            assertNotNull(failure, "rank " + rank + " returned from the broadcast, " + then + " with no error");
+            return failure;
         });
         for (int r = 0; r < n; r++) {
             String message = failures.get(r).getMessage();
             assertTrue(message.contains("root 0") && message.contains("root 1"), message);
         }
+    }
+
+    /**
+     * A broadcast's root returns without waiting for its receivers; one that never took part (it closed) is
+     * named when the root closes, not passed over.
+     */
+    @Test
+    void aRootThatDidNotWaitNamesAReceiverThatNeverCameWhenItCloses() {
+        int n = 2;
+        int port = ShmGroup.freePort();
+        List<JcollException> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"));
+            if (rank == 1) {
+                comm.close();
+                return null;
+            }
+            comm.broadcast(HostBuffer.of(new float[10]), 0);
+            return assertThrows(JcollException.class, comm::close);
+        });
+        String message = failures.get(0).getMessage();
+        assertEquals(1, failures.get(0).peer(), message);
+        assertTrue(message.contains("rank 1 closed its communicator"), message);
     }
 
     @Test
