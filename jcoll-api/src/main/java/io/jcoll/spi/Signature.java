@@ -90,11 +90,10 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
      * @return the digest including this call
      */
     public long foldInto(long digest) {
-        long h = digest * 0x9E3779B97F4A7C15L;
-        h = mix(h ^ operation);
-        h = mix(h ^ type);
-        h = mix(h ^ reduceOp);
-        h = mix(h ^ root);
+        // the four small fields in one word, each within its bits (ordinals below 256, a reduce op's ordinal or -1,
+        // a rank): three mixing rounds where one a field took six, on every small call's path
+        long small = (operation & 0xFFL) | (type & 0xFFL) << 8 | (reduceOp & 0xFFFFL) << 16 | (long) root << 32;
+        long h = mix(digest * 0x9E3779B97F4A7C15L ^ small);
         h = mix(h ^ count);
         return mix(h ^ sequence);
     }

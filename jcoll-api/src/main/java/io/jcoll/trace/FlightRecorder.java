@@ -18,8 +18,10 @@ import java.util.function.Function;
  *
  * <p>The ring is columns of primitives, filled in place: recording a call allocates nothing and costs a few stores
  * on the calling thread (measured in {@code benchmarks/RESULTS.md}). Calls are recorded by the communicator's issuing
- * thread (under its issue lock); a call's start and end by whichever thread runs or waits for it. A slot is reused
- * {@code capacity} calls later, so a call still pending then is dropped: its late start or end finds another call's
+ * thread (under its issue lock); a call's start and end by whichever thread runs or waits for it. The ring holds
+ * {@code capacity} calls rounded up to a power of two (a call's slot is then its number's low bits: a division by
+ * any other size is a few percent of a small call); {@link #entries} gives the last {@code capacity}. A slot is
+ * reused that many calls later, so a call still pending then is dropped: its late start or end finds another call's
  * number in the slot and leaves it alone. {@link #entries} reads without locks, from any thread, while calls
  * run: an entry read as it is rewritten may mix two calls, which a diagnosis of a stopped job can bear.
  */
@@ -67,6 +69,7 @@ public final class FlightRecorder {
     }
 
     private final int capacity;
+    private final int slotMask; // the ring's size less one: a power of two, at least capacity
     private final long[] ids;
     private final int[] operations;
     private final int[] types;
@@ -100,21 +103,31 @@ public final class FlightRecorder {
         if (capacity < 0) {
             throw new IllegalArgumentException("a flight recorder of " + capacity + " calls");
         }
+        if (capacity > 1 << 30) {
+            throw new IllegalArgumentException("a flight recorder of " + capacity + " calls (2^30 at most)");
+        }
         this.capacity = capacity;
-        ids = new long[capacity];
+        int ring = capacity <= 1 ? capacity : Integer.highestOneBit(capacity - 1) << 1;
+        this.slotMask = ring - 1;
+        ids = new long[ring];
         java.util.Arrays.fill(ids, -1);
-        operations = new int[capacity];
-        types = new int[capacity];
-        reduceOps = new int[capacity];
-        roots = new int[capacity];
-        counts = new long[capacity];
-        sequences = new long[capacity];
-        bytes = new long[capacity];
-        algorithms = new String[capacity];
-        states = new byte[capacity];
-        issued = new long[capacity];
-        started = new long[capacity];
-        ended = new long[capacity];
+        operations = new int[ring];
+        types = new int[ring];
+        reduceOps = new int[ring];
+        roots = new int[ring];
+        counts = new long[ring];
+        sequences = new long[ring];
+        bytes = new long[ring];
+        algorithms = new String[ring];
+        states = new byte[ring];
+        issued = new long[ring];
+        started = new long[ring];
+        ended = new long[ring];
+    }
+
+    /** Where call {@code id}'s entry lies. */
+    private int slot(long id) {
+        return (int) id & slotMask;
     }
 
     /** Calls kept; 0 when recording is off. */
@@ -157,7 +170,7 @@ public final class FlightRecorder {
 
     private void put(Call call, String algorithm, long now) {
         long id = next++;
-        int slot = (int) (id % capacity);
+        int slot = slot(id);
         ids[slot] = -1; // while the slot is rewritten, a reader on another thread passes over it
         Operation op = call.operation();
         operations[slot] = op.ordinal();
@@ -198,7 +211,7 @@ public final class FlightRecorder {
     /** Marks entries from {@code first} (not -1: the recorder is on), where they still hold those calls. */
     private void mark(long first, int calls, State state, long[] times, long now) {
         for (long id = first; id < first + calls; id++) {
-            int slot = (int) (id % capacity);
+            int slot = slot(id);
             if (ids[slot] == id && states[slot] < State.COMPLETED.ordinal()) {
                 times[slot] = now;
                 states[slot] = (byte) state.ordinal();
@@ -212,7 +225,7 @@ public final class FlightRecorder {
         Operation[] ops = Operation.values();
         List<Entry> out = new ArrayList<>((int) Math.min(end, capacity));
         for (long id = Math.max(0, end - capacity); id < end; id++) {
-            int slot = (int) (id % capacity);
+            int slot = slot(id);
             if (ids[slot] != id) {
                 continue; // being rewritten, or past
             }

@@ -90,6 +90,29 @@ class FlightRecorderTest {
         assertEquals("send-way", e.get(1).algorithm());
     }
 
+    /** The ring is rounded up to a power of two; what it gives back is the last {@code capacity} calls, exactly. */
+    @Test
+    void everyCapacityGivesBackItsLastCallsInOrder() {
+        for (int capacity : new int[] {1, 2, 3, 5, 8, 9, 1000, 1024, 1025}) {
+            FlightRecorder r = new FlightRecorder(capacity);
+            int calls = 3 * capacity + 1;
+            for (int s = 0; s < calls; s++) {
+                long id = r.issued(allReduce(s, 1), c -> null);
+                r.started(id, 1);
+                r.ended(id, 1, s % 2 == 0);
+            }
+            List<FlightRecorder.Entry> e = r.entries();
+            assertEquals(capacity, e.size(), "capacity " + capacity);
+            for (int i = 0; i < capacity; i++) {
+                long expected = calls - capacity + i;
+                assertEquals(expected, e.get(i).id(), "capacity " + capacity);
+                assertEquals(expected, e.get(i).signature().sequence(), "capacity " + capacity);
+                assertEquals(expected % 2 == 0 ? FlightRecorder.State.COMPLETED : FlightRecorder.State.FAILED,
+                        e.get(i).state(), "capacity " + capacity);
+            }
+        }
+    }
+
     @Test
     void theRingKeepsTheLastCallsAndIgnoresLateMarksOfDroppedOnes() {
         FlightRecorder r = new FlightRecorder(5);
@@ -97,7 +120,7 @@ class FlightRecorderTest {
         for (int s = 1; s < 12; s++) {
             r.ended(r.issued(allReduce(s, 1), c -> null), 1, true);
         }
-        r.ended(first, 1, true); // its slot now holds call 10: left alone
+        r.ended(first, 1, true); // its slot (of a ring of 8, 5 rounded up) now holds call 8: left alone
         List<FlightRecorder.Entry> e = r.entries();
         assertEquals(12, r.recorded());
         assertEquals(List.of(7L, 8L, 9L, 10L, 11L), e.stream().map(FlightRecorder.Entry::id).toList());
