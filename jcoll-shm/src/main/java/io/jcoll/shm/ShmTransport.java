@@ -181,34 +181,35 @@ final class ShmTransport implements Transport {
     @Override
     public void execute(Call call, long deadlineNanos) {
         waiter.begin(call, deadlineNanos);
-        onSegment(call.operation().label(), call, () -> run(call, deadlineNanos));
+        try {
+            run(call, deadlineNanos);
+            PendingFault.raise(); // a fault this call left pending on JDK 17 is raised here, where it is caught below
+        } catch (InternalError | RuntimeException e) {
+            throw onSegment(call.operation().label(), call, e);
+        }
     }
 
     /**
-     * Runs {@code work} on the segment ({@code call}'s, or null where it is no call's, for messages), turning what
-     * damage done to the segment by another process makes of it into a clear exception.
+     * What to throw for {@code failure} of work on the segment ({@code call}'s, or null where it is no call's, for
+     * messages): what damage done to the segment by another process made of it, as a clear exception.
      */
-    private void onSegment(String operation, Call call, Runnable work) {
-        try {
-            work.run();
-            PendingFault.raise(); // a fault this call left pending on JDK 17 is raised here, where it is caught below
-        } catch (InternalError e) {
+    private RuntimeException onSegment(String operation, Call call, Throwable failure) {
+        if (failure instanceof InternalError e) {
             ProtocolException clear = truncated(operation, call, e);
             PendingFault.drop(); // a second fault of the same damage
-            throw clear;
-        } catch (JcollException e) {
-            PendingFault.drop();
-            throw e;
-        } catch (RuntimeException e) {
-            // values read from pages cut off by truncation are whatever the faulting loads left (a slot index of
-            // -1, say): where the segment is damaged, that is the failure to report
-            String damage = segment.damage();
-            PendingFault.drop();
-            if (damage == null) {
-                throw e;
-            }
-            throw new ProtocolException(operation, context.rank(), JcollException.NONE, damage + during(call), e);
+            return clear;
         }
+        RuntimeException e = (RuntimeException) failure;
+        if (e instanceof JcollException) {
+            PendingFault.drop();
+            return e;
+        }
+        // values read from pages cut off by truncation are whatever the faulting loads left (a slot index of -1,
+        // say): where the segment is damaged, that is the failure to report
+        String damage = segment.damage();
+        PendingFault.drop();
+        return damage == null ? e
+                : new ProtocolException(operation, context.rank(), JcollException.NONE, damage + during(call), e);
     }
 
     private static String during(Call call) {
@@ -361,9 +362,14 @@ final class ShmTransport implements Transport {
             waiter.beginOutsideCalls("close", "close (comparing the last call, which this rank finished without "
                     + "waiting for its peers)", System.nanoTime() + context.timeout().toNanos());
             try {
-                onSegment("close", null, () -> boxes.settle(slots));
-            } catch (JcollException e) {
-                disagreement = e;
+                boxes.settle(slots);
+                PendingFault.raise();
+            } catch (InternalError | RuntimeException e) {
+                RuntimeException failure = onSegment("close", null, e);
+                if (!(failure instanceof JcollException j)) {
+                    throw failure;
+                }
+                disagreement = j;
             }
         }
         closed = true;

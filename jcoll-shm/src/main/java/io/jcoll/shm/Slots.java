@@ -185,23 +185,7 @@ final class Slots {
      * call, or null where it is: damage done to the segment by another process, or a disagreement that names both.
      */
     JcollException compare(int peer, Signature theirs, long theirHistory) {
-        if (theirs.equals(signature) && theirHistory == history) {
-            return null;
-        }
-        ProtocolException damage = waiter.damaged(peer);
-        if (damage != null) {
-            return damage; // garbage written over the records by another process, not a disagreement
-        }
-        if (!theirs.equals(signature)) {
-            return new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank is in "
-                    + signature.describe() + " but rank " + peer + " is in " + theirs.describe()
-                    + "; every rank must issue the same collectives, in the same order, with the same arguments");
-        }
-        return new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " and this rank "
-                + "disagree about an earlier collective (before " + signature.describe() + "): one of them was "
-                + "called with other arguments on one of the two (a different root, count, type or op) and "
-                + "completed without either noticing; every rank must issue the same collectives, in the same "
-                + "order, with the same arguments");
+        return compare(peer, signature, history, theirs, theirHistory, false);
     }
 
     /**
@@ -209,22 +193,31 @@ final class Slots {
      * waiting for its peers (a small broadcast's root, say), found at its next call or as it closes.
      */
     JcollException compareEarlier(int peer, Signature mine, long myHistory, Signature theirs, long theirHistory) {
+        return compare(peer, mine, myHistory, theirs, theirHistory, true);
+    }
+
+    private JcollException compare(int peer, Signature mine, long myHistory, Signature theirs, long theirHistory,
+                                   boolean earlier) {
+        if (theirs.equals(mine) && theirHistory == myHistory) {
+            return null;
+        }
         ProtocolException damage = waiter.damaged(peer);
         if (damage != null) {
-            return damage;
+            return damage; // garbage written over the records by another process, not a disagreement
         }
-        String when = " (a call this rank finished without waiting for its peers, as the root of a small broadcast or "
-                + "scatter and the other ranks of a small reduce or gather do; compared now)";
+        String when = earlier ? " (a call this rank finished without waiting for its peers, as the root of a small "
+                + "broadcast or scatter and the other ranks of a small reduce or gather do; compared now)" : "";
+        String is = earlier ? " was in " : " is in ";
         if (!theirs.equals(mine)) {
-            return new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank was in "
-                    + mine.describe() + when + " but rank " + peer + " was in " + theirs.describe()
+            return new CollectiveMismatchException(waiter.operation(), rank, peer, "this rank" + is + mine.describe()
+                    + when + " but rank " + peer + is + theirs.describe()
                     + "; every rank must issue the same collectives, in the same order, with the same arguments");
         }
         return new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " and this rank "
-                + "disagree about a collective before " + mine.describe() + when + ": one of them was called with "
-                + "other arguments on one of the two (a different root, count, type or op) and completed without "
-                + "either noticing; every rank must issue the same collectives, in the same order, with the same "
-                + "arguments");
+                + "disagree about an earlier collective (before " + mine.describe() + ")" + when + ": one of them was "
+                + "called with other arguments on one of the two (a different root, count, type or op) and "
+                + "completed without either noticing; every rank must issue the same collectives, in the same "
+                + "order, with the same arguments");
     }
 
     /** A range {@code [from, to)} of a chunk's elements, for one member of the crew. */

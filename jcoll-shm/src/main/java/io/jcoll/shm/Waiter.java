@@ -38,7 +38,8 @@ final class Waiter {
     private String operation = "bootstrap";
     private Call call;                        // described only for a message: not on every call's path
     private long deadline = Long.MAX_VALUE;
-    private String outsideCalls = "the setup of the shared segment"; // what waits outside calls are for
+    private String outsideCalls = "the setup of the shared segment"; // what waits outside calls are for (close
+                                                                      // sets its own: nothing is set up after it)
     private IntFunction<JcollException> disagreement; // the current collective against a peer's record; null: none
 
     Waiter(int rank, Control control, Segment segment, long spinNanos, boolean yieldAtOnce) {
@@ -56,7 +57,6 @@ final class Waiter {
     void begin(Call call, long deadlineNanos) {
         this.operation = call == null ? "bootstrap" : call.operation().label();
         this.call = call;
-        this.outsideCalls = "the setup of the shared segment";
         this.deadline = deadlineNanos;
         this.disagreement = null;
     }
