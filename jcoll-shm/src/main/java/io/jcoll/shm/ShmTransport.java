@@ -357,7 +357,7 @@ final class ShmTransport implements Transport {
         if (closed) {
             return;
         }
-        JcollException disagreement = null;
+        RuntimeException failure = null;
         if (boxes.unsettled()) {
             waiter.beginOutsideCalls("close", "close (comparing the last call, which this rank finished without "
                     + "waiting for its peers)", System.nanoTime() + context.timeout().toNanos());
@@ -365,20 +365,16 @@ final class ShmTransport implements Transport {
                 boxes.settle(slots);
                 PendingFault.raise();
             } catch (InternalError | RuntimeException e) {
-                RuntimeException failure = onSegment("close", null, e);
-                if (!(failure instanceof JcollException j)) {
-                    throw failure;
-                }
-                disagreement = j;
+                failure = onSegment("close", null, e); // thrown once everything is released
             }
         }
         closed = true;
-        leave(disagreement == null ? Control.CLOSED : Control.ABORTED, disagreement);
+        leave(failure == null ? Control.CLOSED : Control.ABORTED, failure);
         crew.close();
         slots.release();
         segment.close();
-        if (disagreement != null) {
-            throw disagreement;
+        if (failure != null) {
+            throw failure;
         }
     }
 
