@@ -3,7 +3,7 @@
 # for checking what one change does on a machine whose speed drifts (each round runs every variant, then Open MPI).
 #
 #   benchmarks/compare/ab.sh [-n "2"] [-o "broadcast alltoall allgather"] [-b 16M] [-e 16M] [-f 2] [-w 5] [-i 20]
-#                            [-r 3] [--no-mpi] [--transport tcp|shm] VARIANT...
+#                            [-r 3] [--no-mpi] [--transport tcp|shm] [--jit-warmup CALLS] VARIANT...
 #   benchmarks/compare/ab.sh OLD_TREE NEW_TREE [options]          (the two-build form: variants old and new)
 #
 # A VARIANT is NAME or NAME:VAR=VALUE,VAR=VALUE...: `./jcoll perf` of this checkout run with those environment
@@ -13,16 +13,18 @@
 # rank count and size, each round's out-of-place time in microseconds for every variant and Open MPI (the slowest
 # rank's mean, as `jcoll perf` and mpi_bench report it), then the medians and each variant over the first.
 # --transport shm runs jcoll's shared-memory transport and Open MPI's default path on one host (shared memory).
+# --jit-warmup CALLS is jcoll perf's: untimed calls before the sweep, for small calls' steady time (C needs none).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 ranks="2" ops="broadcast alltoall allgather" lo=16M hi=16M factor=2 warm=5 iters=20 rounds=3 mpi=1 transport=tcp
+jit=()
 variants=() shown=()  # each variant, and how the header names it
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) ranks="$2"; shift 2 ;; -o) ops="$2"; shift 2 ;; -b) lo="$2"; shift 2 ;; -e) hi="$2"; shift 2 ;;
     -f) factor="$2"; shift 2 ;; -w) warm="$2"; shift 2 ;; -i) iters="$2"; shift 2 ;; -r) rounds="$2"; shift 2 ;;
-    --no-mpi) mpi=0; shift ;; --transport) transport="$2"; shift 2 ;;
+    --no-mpi) mpi=0; shift ;; --transport) transport="$2"; shift 2 ;; --jit-warmup) jit=(--jit-warmup "$2"); shift 2 ;;
     -*) echo "ab: unknown argument $1"; exit 2 ;;
     *) if [[ -d $1 ]]; then  # a built tree: the first is old, the second new
          label=$([[ ${#variants[@]} == 0 ]] && echo old || echo new)
@@ -46,7 +48,7 @@ if [[ $mpi == 1 ]]; then
 fi
 echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores, checkout $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +changes)"
 printf '# variant %s\n' "${shown[@]}"
-echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds --transport $transport"
+echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds --transport $transport ${jit[*]}"
 
 # both write results CSV rows (system,op,ranks,type,redop,bytes,count,time_us,...): keeps bytes and time
 bytes_and_time() { awk -F, '!/^system,/ && NF >= 8 {print $6, $8}' "$@"; }
@@ -55,7 +57,7 @@ jcoll_times() {  # VARIANT OP RANKS
   if [[ $1 == *:* ]]; then IFS=, read -ra settings <<< "${1#*:}"; fi
   for assignment in "${settings[@]}"; do [[ $assignment == *=* ]] || { echo "ab: bad setting '$assignment' in $1" >&2; exit 2; }; done
   env "${settings[@]}" "$root/jcoll" perf "$2" -n "$3" -b "$lo" -e "$hi" -f "$factor" -w "$warm" -i "$iters" \
-    --transport "$transport" --csv "$work/jcoll.csv" >/dev/null 2>&1 && bytes_and_time "$work/jcoll.csv"
+    --transport "$transport" "${jit[@]}" --csv "$work/jcoll.csv" >/dev/null 2>&1 && bytes_and_time "$work/jcoll.csv"
 }
 mpi_times() { "${mpirun[@]}" -np "$2" "$work/mpi_bench" "$1" "$(bytes "$lo")" "$(bytes "$hi")" "$factor" "$warm" \
   "$iters" 2>/dev/null | bytes_and_time; }

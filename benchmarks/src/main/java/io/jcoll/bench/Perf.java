@@ -213,6 +213,10 @@ public final class Perf {
      * ReduceScatter's and All-to-All's first size took 36-84 us with one pass (C2 recompiling
      * RecursiveHalvingReduceScatter.run and Reductions.combine while it was timed, -XX:+PrintCompilation),
      * 10-18 us with two; benchmarks/RESULTS.md;</li>
+     * <li>where {@code --jit-warmup} asks for more than {@link #JIT_WARMUP_CALLS} calls, the rest of them on the
+     * sweep's first size: on 2 cores, where two spinning ranks leave the compiler little time, an 8-byte
+     * AllReduce over shared memory took 0.57-0.77 us a call after 300,000 warm-up calls and 0.33 after 3 million
+     * (about a second);</li>
      * <li>a wait for the compiler to finish: with as many ranks as cores, a compilation still queued runs beside
      * the first timed sizes and takes a rank's core.</li>
      * </ol>
@@ -222,7 +226,9 @@ public final class Perf {
     private static void warmUpJit(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes,
             long maxBytes) {
         long first = sizes.isEmpty() ? 0 : sizes.get(0);
-        warmUp(comm, o, arenas, Math.min(Math.max(first, 1024), Math.min(maxBytes, SMALL_BYTES)), JIT_WARMUP_CALLS);
+        long small = Math.min(Math.max(first, 1024), Math.min(maxBytes, SMALL_BYTES));
+        int initial = Math.min(o.jitWarmup(), JIT_WARMUP_CALLS);
+        warmUp(comm, o, arenas, small, initial);
         rehearseSmallSizes(comm, o, arenas, sizes);
         if (maxBytes >= (1 << 20)) {
             warmUp(comm, o, arenas, 1 << 20, JIT_WARMUP_LARGE_CALLS);
@@ -230,6 +236,11 @@ public final class Perf {
         }
         rehearseFirstLargeSize(comm, o, arenas, sizes);
         rehearseSmallSizes(comm, o, arenas, sizes);
+        if (o.jitWarmup() > initial) {
+            // the rest of a longer warm-up, once every path the sweep takes has been met: what C2 compiles now
+            // (and recompiles after a deoptimization) is what the sweep will run
+            warmUp(comm, o, arenas, first > 0 && first <= SMALL_BYTES ? first : small, o.jitWarmup() - initial);
+        }
         JitQuiet.await(Duration.ofMillis(200), Duration.ofSeconds(10));
         comm.barrier();
     }

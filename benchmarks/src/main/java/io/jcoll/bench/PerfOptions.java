@@ -14,16 +14,20 @@ import java.util.List;
  */
 record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, int ranks, int warmup, int iters,
                    DataType type, ReduceOp redop, int root, boolean check, String transport, String csv,
-                   String memory, String async, double skew, int groupSize) {
+                   String memory, String async, double skew, int groupSize, int jitWarmup) {
 
     static final String USAGE = "usage: jcoll perf OP [-b MIN_BYTES] [-e MAX_BYTES] [-f FACTOR] [-n RANKS] "
             + "[-w WARMUP] [-i ITERS] [-d TYPE] [-o REDOP] [-r ROOT] [-c 0|1] [--transport auto|tcp|nccl] [--csv FILE]\n"
-            + "  [--memory auto|host|device] [--async auto|0|1] [--skew S] [--group-size G]\n"
+            + "  [--memory auto|host|device] [--async auto|0|1] [--skew S] [--group-size G] [--jit-warmup CALLS]\n"
             + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather, scatter, alltoallv,\n"
             + "      sendrecv; sizes take K, M, G suffixes\n"
             + "  --skew S: alltoallv's blocks range from (1 - S) to (1 + S) times the even size, 0 <= S < 1 (default 0)\n"
             + "  --group-size G: split the ranks into groups of G (ranks r / G together) and measure on every group at "
-            + "once; rank 0 reports its group";
+            + "once; rank 0 reports its group\n"
+            + "  --jit-warmup CALLS: untimed small calls before the sweep, for the JIT (default "
+            + Perf.JIT_WARMUP_CALLS + "); where the ranks\n"
+            + "      spin on every core the compiler shares them, and small calls reach their steady time only after a\n"
+            + "      second or so of calls (2 ranks on 2 cores: a few million)";
 
     static PerfOptions parse(List<String> argv) {
         if (argv.isEmpty() || argv.get(0).startsWith("-")) {
@@ -46,6 +50,7 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
         String async = "auto";
         double skew = 0;
         int groupSize = 0;
+        int jitWarmup = Perf.JIT_WARMUP_CALLS;
         for (int i = 1; i < argv.size(); i++) {
             String flag = argv.get(i);
             if (i + 1 >= argv.size()) {
@@ -69,11 +74,13 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
                 case "--async" -> async = v;
                 case "--skew" -> skew = Double.parseDouble(v);
                 case "--group-size" -> groupSize = Integer.parseInt(v);
+                case "--jit-warmup" -> jitWarmup = Integer.parseInt(v);
                 default -> throw new IllegalArgumentException("unknown option " + flag);
             }
         }
-        if (min < 0 || max < min || factor <= 1 || iters < 1 || warmup < 0 || ranks < 0) {
-            throw new IllegalArgumentException("need 0 <= MIN_BYTES <= MAX_BYTES, FACTOR > 1, ITERS >= 1, WARMUP >= 0");
+        if (min < 0 || max < min || factor <= 1 || iters < 1 || warmup < 0 || ranks < 0 || jitWarmup < 0) {
+            throw new IllegalArgumentException("need 0 <= MIN_BYTES <= MAX_BYTES, FACTOR > 1, ITERS >= 1, WARMUP >= 0, "
+                    + "--jit-warmup >= 0");
         }
         if (!memory.matches("auto|host|device") || !async.matches("auto|0|1")) {
             throw new IllegalArgumentException("--memory is auto, host or device; --async is auto, 0 or 1");
@@ -82,7 +89,7 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
             throw new IllegalArgumentException("--skew is 0 or more and below 1; --group-size is a positive count");
         }
         return new PerfOptions(op, min, max, factor, ranks, warmup, iters, type, redop, root, check, transport, csv,
-                memory, async, skew, groupSize);
+                memory, async, skew, groupSize, jitWarmup);
     }
 
     /** The arguments a launched rank gets: these options without -n. */

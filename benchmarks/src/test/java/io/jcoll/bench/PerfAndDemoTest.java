@@ -112,6 +112,23 @@ class PerfAndDemoTest {
         assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("alltoallv", "--skew", "1")));
     }
 
+    /** --jit-warmup: more untimed calls than the default, on the sweep's first size, then a correct sweep. */
+    @Test
+    void aLongerJitWarmUpRunsBeforeACorrectSweep() throws Exception {
+        assertEquals(Perf.JIT_WARMUP_CALLS, PerfOptions.parse(List.of("allreduce")).jitWarmup());
+        assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("allreduce", "--jit-warmup", "-1")));
+        int port = freePort();
+        PerfOptions o = PerfOptions.parse(List.of("reducescatter", "-b", "24", "-e", "200", "-f", "8", "-w", "1", "-i",
+                "2", "--jit-warmup", String.valueOf(Perf.JIT_WARMUP_CALLS + 3_000)));
+        assertEquals(Perf.JIT_WARMUP_CALLS + 3_000, o.jitWarmup());
+        List<Long> wrong = Ranks.all(3, Duration.ofMinutes(2), rank -> {
+            try (Communicator c = join(rank, 3, port)) {
+                return Perf.run(c, o, null);
+            }
+        });
+        assertEquals(List.of(0L, 0L, 0L), wrong);
+    }
+
     @Test
     void optionsParseLikeNcclTests() {
         PerfOptions o = PerfOptions.parse(List.of("allgather", "-b", "8", "-e", "1M", "-f", "4", "-n", "4", "-d", "half",
