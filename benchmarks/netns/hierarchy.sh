@@ -9,7 +9,8 @@
 # (hosts.sh place: RANK, WORLD_SIZE, MASTER_ADDR), so that the placement is whatever the shape says.
 # A shape is the host of each rank, in rank order; as many hosts are made as the shapes name.
 # A system named jcoll@NAME=VALUE is jcoll with that variable set too (jcoll@JCOLL_TCP_CHANNELS=1, say).
-#   [RATE=1gbit] [MTU=1500] [ROUNDS=2] [SHAPES="0 0 1 1|0 1 0 1|..."] [OPS=allreduce] [SYSTEMS="jcoll jcoll-tcp ..."]
+# DELAY=2ms adds that delay to every host's link (hosts.sh: netem, or its user-space switch where netem is missing).
+#   [RATE=1gbit] [DELAY=] [MTU=1500] [ROUNDS=2] [SHAPES="0 0 1 1|0 1 0 1|..."] [OPS=allreduce] [SYSTEMS="jcoll jcoll-tcp ..."]
 #   [OUT=/tmp/jcoll-hierarchy] bash benchmarks/netns/hierarchy.sh
 # Writes $OUT/hierarchy.csv (round, shape, system, op, bytes, busbw) and prints the medians per shape, system, op
 # and size.
@@ -30,7 +31,7 @@ link_gbs=$(python3 -c "import sys; r=sys.argv[1].lower(); m={'g':1e9,'m':1e6,'k'
 IFS='|' read -ra shapes <<< "$SHAPES"
 hosts=$(( $(tr ' |' '\n\n' <<< "$SHAPES" | sort -n | tail -1) + 1 ))
 trap 'bash $HOSTS down' EXIT INT TERM
-bash $HOSTS up "$hosts" --rate "$RATE" --mtu "${MTU:-1500}"
+bash $HOSTS up "$hosts" --rate "$RATE" --mtu "${MTU:-1500}" ${DELAY:+--delay "$DELAY"}
 csv=$OUT/hierarchy.csv
 echo "round,shape,system,op,bytes,busbw_gbs" > "$csv"
 for round in $(seq "$ROUNDS"); do

@@ -2,6 +2,9 @@
 # Several "hosts" on one machine for multi-host jcoll jobs (root only): N network namespaces jc-h0..jc-h<N-1>,
 # each with its own address 10.77.0.<k+1>/24 on a veth to one bridge (jc-br0), links optionally shaped with tc
 # (rate, added delay; both directions of each host's link). Traffic stays inside these namespaces.
+# A delay needs tc's netem; on a kernel without it (CONFIG_NET_SCH_NETEM), the hosts' links are taps into
+# delayline.c instead of the bridge: a switch in user space that holds each frame for the delay and sends at the
+# rate on every port (the host's own side keeps tbf). `up` says which one it built.
 #
 #   hosts.sh up N [--rate 1gbit] [--delay 2ms] [--mtu 9000]
 #                                                  build them (removing any left from an earlier run); --mtu
@@ -31,6 +34,7 @@ set -euo pipefail
 PREFIX=jc-h
 BRIDGE=jc-br0
 NET=10.77.0
+DELAYLINE=/run/$PREFIX-delayline
 
 need_root() {
   [[ $(id -u) == 0 ]] || { echo "hosts.sh: needs root (ip netns, veth, tc)" >&2; exit 2; }
@@ -45,7 +49,36 @@ down() {
     ip link delete "$dev" 2>/dev/null || true
   done
   ip link delete "$BRIDGE" 2>/dev/null || true
-  rm -f "/run/$PREFIX.rate"
+  if [[ -f $DELAYLINE.pid ]]; then   # its taps go with it, from whichever namespace they are in
+    kill "$(cat "$DELAYLINE.pid")" 2>/dev/null || true
+    sleep 0.2
+    cat "$DELAYLINE.log" >&2 2>/dev/null || true
+    rm -f "$DELAYLINE.pid"
+  fi
+  rm -f "/run/$PREFIX.rate" "/run/$PREFIX.switch"
+}
+
+has_netem() {
+  ip netns add "${PREFIX}probe"
+  local ok=1
+  ip netns exec "${PREFIX}probe" tc qdisc add dev lo root netem delay 1ms 2>/dev/null && ok=0
+  ip netns delete "${PREFIX}probe"
+  return $ok
+}
+
+# The hosts' links as taps of delayline.c (built here), started before the namespaces take them: $1 hosts,
+# $2 rate (every switch port's), $3 delay.
+start_delayline() {
+  local n=$1 rate=$2 delay=$3 taps=() k
+  gcc -O2 -o "$DELAYLINE" "$(dirname "$0")/delayline.c" || { echo "hosts.sh: cannot build delayline.c" >&2; exit 3; }
+  for ((k = 0; k < n; k++)); do taps+=("t$PREFIX$k"); done
+  setsid "$DELAYLINE" --delay "$delay" --rate "$rate" "${taps[@]}" > "$DELAYLINE.log" 2>&1 < /dev/null &
+  echo $! > "$DELAYLINE.pid"
+  for ((k = 0; k < 50; k++)); do
+    grep -q "^ready" "$DELAYLINE.log" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "hosts.sh: delayline did not start:" >&2; cat "$DELAYLINE.log" >&2; exit 3
 }
 
 shape() {  # $1: namespace or "" for the root; $2: device; $3: rate; $4: delay
@@ -75,20 +108,49 @@ up() {
   [[ $n -ge 1 && $n -le 200 ]] || { echo "hosts.sh: N must be 1..200" >&2; exit 2; }
   down
   echo "${rate:-10gbit}" > "/run/$PREFIX.rate"
-  ip link add "$BRIDGE" type bridge
-  ip link set "$BRIDGE" mtu "$mtu" up
+  local switch=bridge
+  if [[ -n $delay ]] && ! has_netem; then
+    switch=delayline
+    start_delayline "$n" "${rate:-10gbit}" "$delay"
+  else
+    ip link add "$BRIDGE" type bridge
+    ip link set "$BRIDGE" mtu "$mtu" up
+  fi
   for ((k = 0; k < n; k++)); do
     local ns=$PREFIX$k
     ip netns add "$ns"
-    ip link add "v$ns" mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$ns"
-    ip link set "v$ns" master "$BRIDGE" up
+    if [[ $switch == delayline ]]; then
+      ip link set "t$ns" netns "$ns"
+      ip netns exec "$ns" ip link set "t$ns" name eth0
+      ip netns exec "$ns" ip link set eth0 mtu "$mtu"
+    else
+      ip link add "v$ns" mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$ns"
+      ip link set "v$ns" master "$BRIDGE" up
+    fi
     ip netns exec "$ns" ip link set lo up
     ip netns exec "$ns" ip addr add "$NET.$((k + 1))/24" dev eth0
     ip netns exec "$ns" ip link set eth0 up
-    shape "$ns" eth0 "$rate" "$delay"   # host -> bridge
-    shape "" "v$ns" "$rate" ""          # bridge -> host (the delay once per direction is enough on one side)
+    if [[ $switch == delayline ]]; then
+      shape "$ns" eth0 "$rate" ""         # host -> switch; the switch holds each frame and paces its port
+    else
+      shape "$ns" eth0 "$rate" "$delay"   # host -> bridge
+      shape "" "v$ns" "$rate" ""          # bridge -> host (the delay once per direction is enough on one side)
+    fi
   done
-  echo "hosts.sh: $n hosts up (${rate:-unshaped}${delay:+, delay $delay}, MTU $mtu): ${PREFIX}0..${PREFIX}$((n - 1)) at $NET.1..$NET.$n"
+  echo "$switch" > "/run/$PREFIX.switch"
+  echo "hosts.sh: $n hosts up (${rate:-unshaped}${delay:+, delay $delay}, MTU $mtu, $switch): ${PREFIX}0..${PREFIX}$((n - 1)) at $NET.1..$NET.$n"
+}
+
+# cut K | heal K: host K's link down or up, on the switch's side (a veth on the bridge) or, with the delayline,
+# the host's own
+link_state() {
+  if [[ $(cat "/run/$PREFIX.switch" 2>/dev/null) == delayline ]]; then
+    ip netns exec "$PREFIX$1" ip link set eth0 "$2"
+    [[ $2 == up ]] && ip netns exec "$PREFIX$1" ip route replace "$NET.0/24" dev eth0 2>/dev/null
+  else
+    ip link set "v$PREFIX$1" "$2"
+  fi
+  return 0
 }
 
 slow() {  # slow K J RATE: host K's traffic to J and J's to K through a class of RATE
@@ -151,8 +213,8 @@ need_root
 case $cmd in
   up) up "$@" ;;
   down) down ;;
-  cut) ip link set "v$PREFIX$1" down ;;
-  heal) ip link set "v$PREFIX$1" up ;;
+  cut) link_state "$1" down ;;
+  heal) link_state "$1" up ;;
   slow) slow "$@" ;;
   block) ip netns exec "$PREFIX$1" ip route add blackhole "$NET.$(($2 + 1))/32" ;;
   exec) k=$1; shift; exec ip netns exec "$PREFIX$k" "$@" ;;

@@ -1,0 +1,69 @@
+package io.jcoll.tcp;
+
+import io.jcoll.testing.Commands;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The multi-host bench's links with added delay ({@code hosts.sh up N --rate R --delay D}): tc's netem where the
+ * kernel has it, else the bench's user-space switch ({@code benchmarks/netns/delayline.c}, this CI's kernel has no
+ * netem). Two hosts, 5 ms a link and 1 Gbit/s: a job's 4-byte round trip must take the two crossings' 10 ms (and
+ * not much more), and 32 MB from one host to the other must arrive intact at close to the link's rate, as a
+ * figure taken over these links assumes. Needs root, as every namespace test does.
+ */
+class DelayedLinksTest {
+
+    private static final Path HOSTS = Path.of("..", "benchmarks", "netns", "hosts.sh").toAbsolutePath().normalize();
+    private static final double LINK_GBS = 0.125;
+    private static final double DELAY_MS = 5;
+
+    @BeforeAll
+    static void twoHosts() throws Exception {
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "SKIPPED: namespaces need root");
+        Assumptions.assumeTrue(Commands.onPath("ip") && Commands.onPath("unshare") && Commands.onPath("gcc"),
+                "SKIPPED: no ip, unshare or gcc (the user-space switch is built on the spot)");
+        Commands.Result up = hosts(List.of("up", "2", "--rate", "1gbit", "--delay", "5ms"), 60);
+        Assumptions.assumeTrue(up.exit() == 0, "SKIPPED: delayed links cannot be made here: " + up.output());
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        if (Files.exists(HOSTS)) {
+            hosts(List.of("down"), 60);
+        }
+    }
+
+    private static Commands.Result hosts(List<String> args, int timeout) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", HOSTS.toString()));
+        cmd.addAll(args);
+        return Commands.run(cmd, Map.of("MASTER_PORT", "29512"), timeout);
+    }
+
+    @Test
+    void aRoundTripTakesBothDelaysAndALargeMessageArrivesIntactNearTheLinkRate() throws Exception {
+        Commands.Result r = hosts(List.of("place", "0 1", "JCOLL_TIMEOUT=60s", "--", Commands.java(), "-cp",
+                System.getProperty("java.class.path"), "io.jcoll.tcp.it.LinkProbeMain", "20", "32"), 180);
+        assertEquals(0, r.exit(), r.output());
+        Matcher m = Pattern.compile("rank 0: link: rtt-ms ([0-9.]+) rate-gbs ([0-9.]+)").matcher(r.output());
+        assertTrue(m.find(), r.output());
+        double rtt = Double.parseDouble(m.group(1));
+        double rate = Double.parseDouble(m.group(2));
+        assertTrue(rtt >= 2 * DELAY_MS && rtt < 2 * DELAY_MS + 5, "round trip " + rtt + " ms over two links of "
+                + DELAY_MS + " ms\n" + r.output());
+        assertTrue(rate > 0.75 * LINK_GBS && rate < 1.02 * LINK_GBS, "32 MB at " + rate + " GB/s over a "
+                + LINK_GBS + " GB/s link\n" + r.output());
+    }
+}
