@@ -6,9 +6,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -26,36 +23,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DelayedLinksTest {
 
-    private static final Path HOSTS = Path.of("..", "benchmarks", "netns", "hosts.sh").toAbsolutePath().normalize();
+    private static final Map<String, String> ENV = Map.of("MASTER_PORT", "29512");
     private static final double LINK_GBS = 0.125;
     private static final double DELAY_MS = 5;
 
     @BeforeAll
     static void twoHosts() throws Exception {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "SKIPPED: namespaces need root");
-        Assumptions.assumeTrue(Commands.onPath("ip") && Commands.onPath("unshare") && Commands.onPath("gcc"),
-                "SKIPPED: no ip, unshare or gcc (the user-space switch is built on the spot)");
-        Commands.Result up = hosts(List.of("up", "2", "--rate", "1gbit", "--delay", "5ms"), 60);
-        Assumptions.assumeTrue(up.exit() == 0, "SKIPPED: delayed links cannot be made here: " + up.output());
+        Assumptions.assumeTrue(Commands.onPath("gcc"), "SKIPPED: no gcc (the user-space switch is built on the spot)");
+        NamespaceHosts.upOrSkip(List.of("2", "--rate", "1gbit", "--delay", "5ms"), ENV);
     }
 
     @AfterAll
     static void down() throws Exception {
-        if (Files.exists(HOSTS)) {
-            hosts(List.of("down"), 60);
-        }
-    }
-
-    private static Commands.Result hosts(List<String> args, int timeout) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", HOSTS.toString()));
-        cmd.addAll(args);
-        return Commands.run(cmd, Map.of("MASTER_PORT", "29512"), timeout);
+        NamespaceHosts.down();
     }
 
     @Test
     void aRoundTripTakesBothDelaysAndALargeMessageArrivesIntactNearTheLinkRate() throws Exception {
-        Commands.Result r = hosts(List.of("place", "0 1", "JCOLL_TIMEOUT=60s", "--", Commands.java(), "-cp",
-                System.getProperty("java.class.path"), "io.jcoll.tcp.it.LinkProbeMain", "20", "32"), 180);
+        Commands.Result r = NamespaceHosts.run(List.of("place", "0 1", "JCOLL_TIMEOUT=60s", "--", Commands.java(), "-cp",
+                System.getProperty("java.class.path"), "io.jcoll.tcp.it.LinkProbeMain", "20", "32"), ENV, 180);
         assertEquals(0, r.exit(), r.output());
         Matcher m = Pattern.compile("rank 0: link: rtt-ms ([0-9.]+) rate-gbs ([0-9.]+)").matcher(r.output());
         assertTrue(m.find(), r.output());

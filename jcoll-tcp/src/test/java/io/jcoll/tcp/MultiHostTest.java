@@ -2,14 +2,11 @@ package io.jcoll.tcp;
 
 import io.jcoll.testing.Commands;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -28,28 +25,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MultiHostTest {
 
-    private static final Path HOSTS = Path.of("..", "benchmarks", "netns", "hosts.sh").toAbsolutePath().normalize();
     private static final int TIMEOUT_SECONDS = 5;
 
     @BeforeAll
     static void fourHosts() throws Exception {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "SKIPPED: namespaces need root");
-        Assumptions.assumeTrue(Commands.onPath("ip") && Commands.onPath("unshare"), "SKIPPED: no ip or unshare");
-        Commands.Result up = hosts(List.of("up", "4", "--rate", "1gbit"), 60);
-        Assumptions.assumeTrue(up.exit() == 0, "SKIPPED: network namespaces cannot be made here: " + up.output());
+        NamespaceHosts.upOrSkip(List.of("4", "--rate", "1gbit"), env());
     }
 
     @AfterAll
     static void down() throws Exception {
-        if (Files.exists(HOSTS)) {
-            hosts(List.of("down"), 60);
-        }
+        NamespaceHosts.down();
     }
 
     private static Commands.Result hosts(List<String> args, int timeout) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", HOSTS.toString()));
-        cmd.addAll(args);
-        return Commands.run(cmd, env(), timeout);
+        return NamespaceHosts.run(args, env(), timeout);
     }
 
     private static Map<String, String> env() {
@@ -122,7 +111,7 @@ class MultiHostTest {
     @Test
     void aHostCutOffMidAllReduceIsNamedByTheOthersAndRaisesItself() throws Exception {
         File log = Files.createTempFile("multihost-cut", ".log").toFile();
-        List<String> cmd = List.of("bash", HOSTS.toString(), "launch", "4", "1", "JCOLL_TIMEOUT=" + TIMEOUT_SECONDS
+        List<String> cmd = List.of("bash", NamespaceHosts.SCRIPT.toString(), "launch", "4", "1", "JCOLL_TIMEOUT=" + TIMEOUT_SECONDS
                 + "s", "JCOLL_LAUNCH_GRACE=30", "--", "io.jcoll.tcp.it.LoopMain");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log);
         pb.environment().putAll(env());
