@@ -27,6 +27,11 @@ import java.util.Locale;
  * <li>{@code launch ITERS}: the small-size launch path ({@code launch_bench.c} is its peer in C): for each
  * collective at 64 B-32 KB, ITERS asynchronous calls issued back to back, timing the issuing alone and the
  * issuing plus the wait for the last, after warm-up enough for the JIT (as {@code jcoll perf}).</li>
+ * <li>{@code alongside OP CALLS ROUNDS}: OP on a sub-communicator of every rank and on its parent, in the same
+ * processes, alternated: for each size from 8 B to 8 MB (x16), ROUNDS rounds of CALLS blocking calls on each up to
+ * 64 KB, a hundredth of that (at least 10) above (the order turning each round), the slowest rank's mean time a call; prints each round's split / parent and the
+ * median. Measured in one run, a difference is the sub-communicator's own (separate runs on a shared host differ
+ * by more than that from run to run).</li>
  * </ul>
  * Device buffers under NCCL, host buffers otherwise. {@code jcoll launch -n N -- io.jcoll.bench.GroupBench ...}
  */
@@ -42,9 +47,12 @@ public final class GroupBench {
             switch (args[0]) {
                 case "split" -> split(comm, Integer.parseInt(args[1]));
                 case "launch" -> launch(comm, Integer.parseInt(args[1]));
+                case "alongside" -> alongside(comm, Collective.parse(args[1]), Integer.parseInt(args[2]),
+                        Integer.parseInt(args[3]));
                 case "batch" -> batch(comm, Integer.parseInt(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]),
                         Integer.parseInt(args[4]));
-                default -> throw new IllegalArgumentException("split ITERS | batch PAIRS MIN_BYTES MAX_BYTES ITERS");
+                default -> throw new IllegalArgumentException("split ITERS | launch ITERS | alongside OP CALLS ROUNDS"
+                        + " | batch PAIRS MIN_BYTES MAX_BYTES ITERS");
             }
         }
     }
@@ -113,6 +121,62 @@ public final class GroupBench {
             }
         }
         arenas.close();
+    }
+
+    static void alongside(Communicator comm, Collective op, int calls, int rounds) {
+        boolean device = comm.transport().name().equals("nccl");
+        try (Communicator split = comm.split(0, comm.rank()).orElseThrow()) {
+            Layout.Arenas parentArenas = Perf.arenas(comm, 8 << 20, DataType.FLOAT32, device);
+            Layout.Arenas splitArenas = Perf.arenas(split, 8 << 20, DataType.FLOAT32, device);
+            if (comm.rank() == 0) {
+                System.out.printf(Locale.ROOT, "# %s on %d ranks (%s): a split of every rank against its parent, "
+                        + "%d calls a round, time split / parent per round%n", op.label(), comm.size(),
+                        comm.transport().name(), calls);
+            }
+            for (long bytes = 8; bytes <= 8 << 20; bytes *= 16) {
+                long unit = op.unitBytes(DataType.FLOAT32, comm.size());
+                long total = Math.max(unit, bytes / unit * unit) / 4; // elements: a size every rank count divides
+                Layout parent = Layout.of(op, parentArenas, DataType.FLOAT32, total, comm.rank(), comm.size(), false);
+                Layout sub = Layout.of(op, splitArenas, DataType.FLOAT32, total, split.rank(), split.size(), false);
+                int warm = bytes <= (64 << 10) ? 12_000 : 20;  // C2 compiles after about ten thousand calls
+                timed(comm, op, parent, warm);
+                timed(split, op, sub, warm);
+                int n = bytes <= (64 << 10) ? calls : Math.max(10, calls / 100);
+                double[] ratios = new double[rounds];
+                for (int r = 0; r < rounds; r++) {
+                    boolean parentFirst = r % 2 == 0;
+                    double first = parentFirst ? timed(comm, op, parent, n) : timed(split, op, sub, n);
+                    double second = parentFirst ? timed(split, op, sub, n) : timed(comm, op, parent, n);
+                    ratios[r] = parentFirst ? second / first : first / second;
+                }
+                if (comm.rank() == 0) {
+                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "alongside %-13s %9d B:",
+                            op.label(), total * 4));
+                    for (double x : ratios) {
+                        line.append(String.format(Locale.ROOT, " %.3f", x));
+                    }
+                    double[] sorted = ratios.clone();
+                    java.util.Arrays.sort(sorted);
+                    double median = rounds % 2 == 1 ? sorted[rounds / 2]
+                            : (sorted[rounds / 2 - 1] + sorted[rounds / 2]) / 2;
+                    System.out.println(line.append(String.format(Locale.ROOT, "  median %.3f", median)));
+                }
+            }
+            splitArenas.close();
+            parentArenas.close();
+        }
+    }
+
+    /** The slowest rank's mean seconds a call over {@code calls} blocking calls (a barrier first). */
+    private static double timed(Communicator comm, Collective op, Layout l, int calls) {
+        comm.barrier();
+        long start = System.nanoTime();
+        for (int i = 0; i < calls; i++) {
+            op.run(comm, l, ReduceOp.SUM, 0);
+        }
+        double[] seconds = {(System.nanoTime() - start) / 1e9 / calls};
+        comm.allReduce(HostBuffer.of(seconds), ReduceOp.MAX);
+        return seconds[0];
     }
 
     /** {@code n} asynchronous calls back to back; returns the last one's request. */
