@@ -47,7 +47,11 @@ class ShmSetupTest {
                 try (Stream<Path> files = Files.list(dir)) {
                     assertEquals(List.of(), files.toList(), "the segment's name outlived the setup");
                 }
-                return Files.getPosixFilePermissions(SegmentDamageTest.segmentDescriptor());
+                // the ranks are threads of one process: the descriptor found may be another rank's, so none closes
+                // its communicator (and that descriptor) before every rank has read one
+                Set<PosixFilePermission> mode = Files.getPosixFilePermissions(SegmentDamageTest.segmentDescriptor());
+                comm.barrier();
+                return mode;
             }
         });
         for (Set<PosixFilePermission> mode : modes) {
