@@ -25,22 +25,5 @@ OUT=${OUT:-/tmp/jcoll-sub-mpi}; mkdir -p "$OUT"; rm -f "$OUT"/sub-*.csv
       done
     done
   done
-  python3 - "$OUT" <<'PY'
-import csv, glob, os, statistics, sys
-out = sys.argv[1]
-rows = {}
-for f in sorted(glob.glob(os.path.join(out, "sub-*-*-*.csv"))):
-    round_, op, which = os.path.basename(f)[4:-4].split("-")
-    for r in csv.DictReader(open(f)):
-        rows[(op, int(r["bytes"]), which, int(round_))] = (float(r["time_us"]), float(r["time_inplace_us"]))
-for op in sorted({k[0] for k in rows}):
-    print(f"\nMPI {op}: time split / parent per round (out of place), median (in place)")
-    for size in sorted({k[1] for k in rows if k[0] == op}):
-        rounds = sorted({k[3] for k in rows if k[0] == op and k[1] == size})
-        ratios = [[rows[(op, size, "split", r)][i] / rows[(op, size, "parent", r)][i] for r in rounds
-                   if (op, size, "split", r) in rows and (op, size, "parent", r) in rows] for i in (0, 1)]
-        if ratios[0]:
-            print(f"{size:>10} B: " + ", ".join(f"{x:.2f}" for x in ratios[0])
-                  + f"  median {statistics.median(ratios[0]):.2f} ({statistics.median(ratios[1]):.2f})")
-PY
+  python3 benchmarks/compare/split_ratios.py "$OUT" "MPI {op}"
 } 2>&1 | tee "$OUT/sub-mpi.log"

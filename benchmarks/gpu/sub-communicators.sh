@@ -31,25 +31,6 @@ TCP_SWEEP=${TCP_SWEEP:--b 8 -e 64M -f 16 -w 10 -i 50}
       fi
     done
   done
-  [[ " $PARTS " == *" tcp "* ]] && python3 - "$OUT" <<'PY'
-import csv, glob, os, statistics, sys
-out = sys.argv[1]
-rows = {}
-with open(os.path.join(out, "sub-tcp.csv"), "w") as all_rows:
-    all_rows.write("round,op,which,bytes,time_us,time_inplace_us\n")
-    for f in sorted(glob.glob(os.path.join(out, "sub-*-*-*.csv"))):
-        round_, op, which = os.path.basename(f)[4:-4].split("-")
-        for r in csv.DictReader(open(f)):
-            rows[(op, int(r["bytes"]), which, int(round_))] = (float(r["time_us"]), float(r["time_inplace_us"]))
-            all_rows.write(f"{round_},{op},{which},{r['bytes']},{r['time_us']},{r['time_inplace_us']}\n")
-for op in sorted({k[0] for k in rows}):
-    print(f"\nTCP {op}, 4 ranks: time split / parent per round (out of place), median (in place)")
-    for size in sorted({k[1] for k in rows if k[0] == op}):
-        rounds = sorted({k[3] for k in rows if k[0] == op and k[1] == size})
-        ratios = [[rows[(op, size, "split", r)][i] / rows[(op, size, "parent", r)][i] for r in rounds
-                   if (op, size, "split", r) in rows and (op, size, "parent", r) in rows] for i in (0, 1)]
-        if ratios[0]:
-            print(f"{size:>10} B: " + ", ".join(f"{x:.2f}" for x in ratios[0])
-                  + f"  median {statistics.median(ratios[0]):.2f} ({statistics.median(ratios[1]):.2f})")
-PY
+  [[ " $PARTS " == *" tcp "* ]] && python3 benchmarks/compare/split_ratios.py "$OUT" "TCP {op}, 4 ranks" \
+    --merged "$OUT/sub-tcp.csv"
 } 2>&1 | tee "$OUT/sub-communicators.log"
