@@ -10,7 +10,9 @@
 # A shape is the host of each rank, in rank order; as many hosts are made as the shapes name.
 # A system named jcoll@NAME=VALUE is jcoll with that variable set too (jcoll@JCOLL_TCP_CHANNELS=1, say).
 # DELAY=2ms adds that delay to every host's link (hosts.sh: netem, or its user-space switch where netem is missing).
-#   [RATE=1gbit] [DELAY=] [MTU=1500] [ROUNDS=2] [SHAPES="0 0 1 1|0 1 0 1|..."] [OPS=allreduce] [SYSTEMS="jcoll jcoll-tcp ..."]
+# PERF_ARGS are added to every jcoll run's `jcoll perf` arguments (--jit-warmup 0, say: the small calls that warm the
+# compiler up take a minute and a half over 2 ms links, and only the 16-64 MB calls are timed here).
+#   [RATE=1gbit] [DELAY=] [MTU=1500] [ROUNDS=2] [PERF_ARGS=] [SHAPES="0 0 1 1|0 1 0 1|..."] [OPS=allreduce] [SYSTEMS="jcoll jcoll-tcp ..."]
 #   [OUT=/tmp/jcoll-hierarchy] bash benchmarks/netns/hierarchy.sh
 # Writes $OUT/hierarchy.csv (round, shape, system, op, bytes, busbw) and prints the medians per shape, system, op
 # and size.
@@ -24,6 +26,7 @@ OPS=${OPS:-allreduce}
 OUT=${OUT:-/tmp/jcoll-hierarchy}; mkdir -p "$OUT"
 CP=${CP:-$(./jcoll classpath)}
 JAVA=${JAVA:-java}
+PERF_ARGS=${PERF_ARGS:-}
 source benchmarks/compare/torch_python.sh
 systems=${SYSTEMS:-jcoll jcoll-tcp jcoll-ring${torch_python:+ gloo}}
 link_gbs=$(python3 -c "import sys; r=sys.argv[1].lower(); m={'g':1e9,'m':1e6,'k':1e3}; print(float(r.rstrip('bit')[:-1])*m[r.rstrip('bit')[-1]]/8e9)" "$RATE")
@@ -47,7 +50,7 @@ for round in $(seq "$ROUNDS"); do
           extra=(); [[ $system == jcoll@* ]] && extra=("${system#jcoll@}")
           bash $HOSTS place "$shape" JCOLL_TIMEOUT=120s JCOLL_TOKEN=hierarchy-bench JCOLL_TCP_HIERARCHY=$hierarchy \
             JCOLL_TRANSPORT=$transport "${extra[@]}" -- \
-            "$JAVA" -cp "$CP" io.jcoll.bench.Perf "$op" -b 16M -e 64M -f 2 -w 2 -i 5 --csv "$rows" \
+            "$JAVA" -cp "$CP" io.jcoll.bench.Perf "$op" -b 16M -e 64M -f 2 -w 2 -i 5 $PERF_ARGS --csv "$rows" \
             | grep -E "rank 0: (# network| +[0-9])"
           tail -n +2 "$rows" | awk -F, -v r="$round" -v s="$shape" -v y="$system" -v o="$op" '{print r "," s "," y "," o "," $6 "," $10}' >> "$csv"
           ;;
