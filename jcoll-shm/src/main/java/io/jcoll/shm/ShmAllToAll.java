@@ -8,7 +8,9 @@ import java.nio.ByteBuffer;
 /**
  * All-to-all through the slots: per chunk, every rank posts the same range of its block for each peer side by
  * side in its slot, and each rank copies its own piece out of every slot. One phase per chunk. In place works:
- * a chunk's input ranges are all posted before any output range of that chunk is written.
+ * a chunk's input ranges are all posted before any output range of that chunk is written. A rank's block for
+ * itself goes to its place before the rank waits for its peers (their posting and its copy overlap), and in place
+ * it is neither posted nor copied, being where it belongs: on 2 ranks half the copies.
  */
 final class ShmAllToAll {
 
@@ -27,14 +29,20 @@ final class ShmAllToAll {
             int bytes = elements * typeSize;
             long first = from; // this chunk's first element, for the members' ranges
             int k = s.nextSlot();
-            ByteBuffer mine = s.slot(s.rank(), k);
-            s.copyBlocksIn(in, count, from, bytes, typeSize, mine);
+            int me = s.rank();
+            ByteBuffer mine = s.slot(me, k);
+            s.copyBlocksIn(in, count, from, bytes, typeSize, mine, call.inPlace() ? me : -1);
             s.publish();
+            if (!call.inPlace()) {
+                s.copyOutShared(mine, me * bytes, elements, typeSize, out, (me * count + first) * typeSize);
+            }
             s.awaitAll();
             s.share(elements, typeSize, (lo, hi) -> {
                 for (int j = 0; j < n; j++) {
-                    s.copyOut(s.slot(j, k), s.rank() * bytes + lo * typeSize, (hi - lo) * typeSize, out,
-                            (j * count + first + lo) * typeSize);
+                    if (j != me) {
+                        s.copyOut(s.slot(j, k), me * bytes + lo * typeSize, (hi - lo) * typeSize, out,
+                                (j * count + first + lo) * typeSize);
+                    }
                 }
             });
             s.free(k);

@@ -276,9 +276,20 @@ final class Slots {
      * {@code d * bytes}. What reduce-scatter, all-to-all and scatter each chunk begins with. Shared.
      */
     void copyBlocksIn(StagedAccess in, long count, long from, int bytes, int typeSize, ByteBuffer slot) {
+        copyBlocksIn(in, count, from, bytes, typeSize, slot, -1);
+    }
+
+    /**
+     * {@link #copyBlocksIn} leaving block {@code skipped} out (-1: none): a block that only this rank reads and that
+     * is already where it goes (an in-place all-to-all's own block).
+     */
+    void copyBlocksIn(StagedAccess in, long count, long from, int bytes, int typeSize, ByteBuffer slot, int skipped) {
         share(bytes / typeSize, typeSize, (lo, hi) -> {
             for (int d = 0; d < size; d++) {
-                copyIn(in, (d * count + from + lo) * typeSize, (hi - lo) * typeSize, slot, d * bytes + lo * typeSize);
+                if (d != skipped) {
+                    copyIn(in, (d * count + from + lo) * typeSize, (hi - lo) * typeSize, slot,
+                            d * bytes + lo * typeSize);
+                }
             }
         });
     }
