@@ -3,7 +3,7 @@
 # for checking what one change does on a machine whose speed drifts (each round runs every variant, then Open MPI).
 #
 #   benchmarks/compare/ab.sh [-n "2"] [-o "broadcast alltoall allgather"] [-b 16M] [-e 16M] [-f 2] [-w 5] [-i 20]
-#                            [-r 3] [--no-mpi] [--transport tcp|shm] [--jit-warmup CALLS] VARIANT...
+#                            [-r 3] [--no-mpi] [--transport tcp|shm] [--jit-warmup CALLS] [--in-place] VARIANT...
 #   benchmarks/compare/ab.sh OLD_TREE NEW_TREE [options]          (the two-build form: variants old and new)
 #
 # A VARIANT is NAME or NAME:VAR=VALUE,VAR=VALUE...: `./jcoll perf` of this checkout run with those environment
@@ -14,17 +14,20 @@
 # rank's mean, as `jcoll perf` and mpi_bench report it), then the medians and each variant over the first.
 # --transport shm runs jcoll's shared-memory transport and Open MPI's default path on one host (shared memory).
 # --jit-warmup CALLS is jcoll perf's: untimed calls before the sweep, for small calls' steady time (C needs none).
+# --in-place takes jcoll's in-place times instead (mpi_bench's stay as they are: Broadcast is in place there).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 ranks="2" ops="broadcast alltoall allgather" lo=16M hi=16M factor=2 warm=5 iters=20 rounds=3 mpi=1 transport=tcp
 jit=()
+column=8  # jcoll perf's CSV: time_us out of place (8) or in place (12)
 variants=() shown=()  # each variant, and how the header names it
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) ranks="$2"; shift 2 ;; -o) ops="$2"; shift 2 ;; -b) lo="$2"; shift 2 ;; -e) hi="$2"; shift 2 ;;
     -f) factor="$2"; shift 2 ;; -w) warm="$2"; shift 2 ;; -i) iters="$2"; shift 2 ;; -r) rounds="$2"; shift 2 ;;
     --no-mpi) mpi=0; shift ;; --transport) transport="$2"; shift 2 ;; --jit-warmup) jit=(--jit-warmup "$2"); shift 2 ;;
+    --in-place) column=12; shift ;;
     -*) echo "ab: unknown argument $1"; exit 2 ;;
     *) if [[ -d $1 ]]; then  # a built tree: the first is old, the second new
          label=$([[ ${#variants[@]} == 0 ]] && echo old || echo new)
@@ -48,10 +51,10 @@ if [[ $mpi == 1 ]]; then
 fi
 echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores, checkout $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +changes)"
 printf '# variant %s\n' "${shown[@]}"
-echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds --transport $transport ${jit[*]}"
+echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds --transport $transport ${jit[*]}$([[ $column == 12 ]] && echo " --in-place")"
 
 # both write results CSV rows (system,op,ranks,type,redop,bytes,count,time_us,...): keeps bytes and time
-bytes_and_time() { awk -F, '!/^system,/ && NF >= 8 {print $6, $8}' "$@"; }
+bytes_and_time() { awk -F, -v c="${column:-8}" '!/^system,/ && NF >= c {print $6, $c}' "$@"; }
 jcoll_times() {  # VARIANT OP RANKS
   local settings=() assignment
   if [[ $1 == *:* ]]; then IFS=, read -ra settings <<< "${1#*:}"; fi
@@ -60,7 +63,7 @@ jcoll_times() {  # VARIANT OP RANKS
     --transport "$transport" "${jit[@]}" --csv "$work/jcoll.csv" >/dev/null 2>&1 && bytes_and_time "$work/jcoll.csv"
 }
 mpi_times() { "${mpirun[@]}" -np "$2" "$work/mpi_bench" "$1" "$(bytes "$lo")" "$(bytes "$hi")" "$factor" "$warm" \
-  "$iters" 2>/dev/null | bytes_and_time; }
+  "$iters" 2>/dev/null | column=8 bytes_and_time; }
 
 for op in $ops; do
   for n in $ranks; do
