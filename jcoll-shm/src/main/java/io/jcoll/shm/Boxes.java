@@ -16,23 +16,33 @@ import java.nio.ByteOrder;
  * and a slot, each on lines of their own, and a second counter to free the slot; between cores that each pay a
  * cache-line transfer, that is most of a small call's time.
  *
- * <p>Each rank has two boxes and uses them in turn, with no counter to say that a box may be written again: a rank
- * writes box call {@code b + 2} only after it has read every rank's box of call {@code b + 1}, and every rank
- * writes that one only after it has read every box of call {@code b}. So every rank reads every rank's box of
- * every box call, no rank is ever more than one box call ahead of another, and a box a peer waits on holds either
- * the call before last or this one.
+ * <p>Each rank has {@link Layout#BOXES} boxes and uses them in turn: box call {@code c} goes in box
+ * {@code (c - 1) mod BOXES}. With the call's number, a box says how far its rank was done with box calls when it
+ * posted it (every box of every call up to there read, compared and copied from): its lag, the call's number less
+ * that. A rank writes box call {@code c} only once every peer has posted a box that says it is done with call
+ * {@code c - BOXES}, the last that box held. So a rank that reads a peer's box of call {@code c} finds there call
+ * {@code c} or, until the peer gets to it, an earlier one: never a later one (anything else was written by another
+ * process).
  *
  * <p>A rank that needs nothing from its peers (a broadcast's or scatter's root, a reduce's or gather's other
- * ranks) posts and returns, as Open MPI's root does, and reads its peers' boxes of that call at the start of its
- * next box call, before it posts that one, or when it closes: the rule above holds, one call later, and the
- * comparison of every rank's call is made all the same, on that rank at its next call at the latest. The ranks
- * that do need data still wait for every box (the root's is one), so that they compare every rank's call at once.
+ * ranks) posts and returns, as Open MPI's root does, and reads its peers' boxes of such calls later: before a call
+ * in which it waits for its peers, before a call through the slots, as it closes, and before it posts a call
+ * {@code BOXES - 1} after one it left unread. So a root runs up to {@code BOXES - 1} calls ahead of its receivers,
+ * each of which then costs it a post and the reading of one earlier call's boxes, and every rank's call is still
+ * compared with every other's, within {@code BOXES} calls at the latest. The ranks that do need data wait for every
+ * box (the root's is one), so that they compare every rank's call at once.
+ *
+ * <p>Why no wait can close a cycle: the lag a rank posts is at most {@code BOXES - 1}, so a peer that has posted
+ * call {@code c - 1} is done with call {@code c - BOXES}, which is all that a rank writing box call {@code c}
+ * needs. A rank waits for room only on peers behind it, and for boxes only of calls it has itself reached; the
+ * ranks furthest behind wait for no one but each other, in a call they are all in.
  */
 final class Boxes {
 
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
-    static final int SEQUENCE_AT = 0;      // box calls this rank has begun, this one included: written last
+    /** A box's first word: the box calls its rank has begun, this one included, and its lag above: written last. */
+    static final int SEQUENCE_AT = 0;
     static final int HISTORY_AT = 8;
     static final int SIGNATURE_AT = 16;
     /**
@@ -42,6 +52,15 @@ final class Boxes {
     static final int DATA_AT = SIGNATURE_AT + Signature.BYTES;
     /** Bytes of data a box holds: larger calls go through the slots, where a phase's fixed cost matters less. */
     static final int CAPACITY = 4096;
+    /** The sequence word's low bits hold the call's number, the high byte its lag. */
+    private static final int LAG_SHIFT = 56;
+    private static final long NUMBER_MASK = (1L << LAG_SHIFT) - 1;
+
+    static {
+        if (Integer.bitCount(Layout.BOXES) != 1 || Layout.BOXES > 128) {
+            throw new AssertionError("Layout.BOXES must be a power of two whose lag fits the sequence word's byte");
+        }
+    }
 
     private final int rank;
     private final int size;
@@ -51,8 +70,10 @@ final class Boxes {
     private final ByteBuffer[][] part;  // [rank][box]: the last view from an offset into the data (partAt, partLength)
     private final int[][] partAt;
     private final int[][] partLength;
+    private final long[] peersDone;     // per peer: the box calls it was done with, as its boxes last told this rank
     private long calls;                 // box calls this rank has begun
-    private long unread;                // the box call this rank posted without reading its peers' boxes; 0: none
+    private long unreadFrom;            // the first of the box calls this rank posted without reading its peers'
+                                        // boxes (all since are such calls too); 0: none
     final KeptViews views = new KeptViews(); // of the caller's buffers, from one box call to the next
 
     Boxes(int rank, Layout layout, ByteBuffer map, Waiter waiter) {
@@ -64,6 +85,7 @@ final class Boxes {
         this.part = new ByteBuffer[size][Layout.BOXES];
         this.partAt = new int[size][Layout.BOXES];
         this.partLength = new int[size][Layout.BOXES];
+        this.peersDone = new long[size];
         for (int r = 0; r < size; r++) {
             for (int b = 0; b < Layout.BOXES; b++) {
                 boxes[r][b] = map.slice((int) layout.boxOffset(r, b), Layout.BOX_BYTES).order(ByteOrder.nativeOrder());
@@ -75,49 +97,118 @@ final class Boxes {
     /**
      * Posts this rank's part of a call ({@code bytes} of {@code in} from {@code byteOffset}; none where {@code in}
      * is null) and, where {@code awaitPeers}, waits until every peer has posted its part of the same box call and
-     * compares the calls, as the slots' first wait does ({@link Slots#compare}); otherwise that is left to
-     * {@link #settle}. Returns the box the call's data lie in, for {@link #data}.
+     * compares the calls, as the slots' first wait does ({@link Slots#compare}); otherwise that is left for later
+     * ({@link #settle}). Returns the box the call's data lie in, for {@link #data}.
      */
     int exchange(Slots s, Signature signature, long history, StagedAccess in, long byteOffset, int bytes,
                  boolean awaitPeers) {
-        settle(s);
-        int box = (int) (calls & 1);
-        long sequence = ++calls;
+        long sequence = calls + 1;
+        if (awaitPeers) {
+            settle(s); // the calls it left unread first: calls are read in order
+        }
+        awaitRoom(sequence);
+        // what it left unread up to here: its own box of the oldest is written next, and its lag stays below BOXES
+        // (the peers have posted these calls: they posted later ones to make room)
+        settleUpTo(s, sequence - Layout.BOXES + 1);
+        long done = unreadFrom != 0 ? unreadFrom - 1 : calls;
+        int box = boxOf(sequence);
+        calls = sequence;
         ByteBuffer mine = boxes[rank][box];
         if (in != null && bytes > 0) {
             mine.put(DATA_AT, views.readable(s, in, byteOffset, bytes), 0, bytes);
         }
         mine.putLong(HISTORY_AT, history);
         signature.writeTo(mine, SIGNATURE_AT);
-        LONGS.setRelease(mine, SEQUENCE_AT, sequence);
+        LONGS.setRelease(mine, SEQUENCE_AT, sequence | (sequence - done) << LAG_SHIFT);
         if (awaitPeers) {
             readPeers(s, sequence, false);
-        } else {
-            unread = sequence;
+        } else if (unreadFrom == 0) {
+            unreadFrom = sequence;
         }
         return box;
     }
 
     /** Whether a box call of this rank's still waits for {@link #settle}. */
     boolean unsettled() {
-        return unread != 0;
+        return unreadFrom != 0;
     }
 
     /**
-     * Reads the peers' boxes of the call this rank posted without reading them, waiting for each, and compares
-     * the calls: before this rank's next box call may write the box they read it from, and before it closes.
+     * Reads the peers' boxes of the calls this rank posted without reading them, in call order, waiting for each,
+     * and compares the calls: before this rank waits for its peers in a call of its own, and before it closes.
      */
     void settle(Slots s) {
-        if (unread != 0) {
-            long sequence = unread;
-            unread = 0;
-            readPeers(s, sequence, true);
+        settleUpTo(s, calls);
+    }
+
+    /** {@link #settle} of the unread calls up to box call {@code last} only. */
+    private void settleUpTo(Slots s, long last) {
+        if (unreadFrom == 0 || unreadFrom > last) {
+            return;
         }
+        long first = unreadFrom;
+        unreadFrom = last < calls ? last + 1 : 0;
+        for (long c = first; c <= last; c++) {
+            readPeers(s, c, true);
+        }
+    }
+
+    /** Box call {@code sequence}'s box. */
+    private static int boxOf(long sequence) {
+        return (int) ((sequence - 1) & (Layout.BOXES - 1));
+    }
+
+    /**
+     * Until every peer is done with the call whose boxes box call {@code sequence} takes: known from the boxes last
+     * read for most calls. A peer's box of the first call after that one tells where a peer that read every box as
+     * it went is; its box of the call before {@code sequence}, where one that left calls unread is (its lag is
+     * below {@code BOXES}).
+     */
+    private void awaitRoom(long sequence) {
+        long freed = sequence - Layout.BOXES;
+        if (freed <= 0) {
+            return;
+        }
+        for (int p = 0; p < size; p++) {
+            if (p != rank && peersDone[p] < freed && !doneWith(p, freed, sequence)) {
+                int peer = p;
+                waiter.until(() -> peer, () -> doneWith(peer, freed, sequence));
+            }
+        }
+    }
+
+    /** Whether {@code peer}'s boxes say it is done with box call {@code freed}; remembers what they say. */
+    private boolean doneWith(int peer, long freed, long sequence) {
+        return saysDone(peer, freed + 1, freed) || saysDone(peer, sequence - 1, freed);
+    }
+
+    /**
+     * Whether {@code peer}'s box of box call {@code c} says it is done with box call {@code freed}: it holds that call
+     * or, from a peer far ahead, a later one in the same box (which says at least as much).
+     */
+    private boolean saysDone(int peer, long c, long freed) {
+        long word = (long) LONGS.getAcquire(boxes[peer][boxOf(c)], SEQUENCE_AT);
+        long number = word & NUMBER_MASK;
+        if (number < c) {
+            return false;
+        }
+        if (((number - c) & (Layout.BOXES - 1)) != 0) {
+            // box c holds only calls c, c + BOXES, ...: another process wrote this
+            ProtocolException damage = waiter.damaged(peer);
+            throw damage != null ? damage : waiter.corrupt(peer, "its box for box call " + c + " holds box call "
+                    + number);
+        }
+        long done = number - (word >>> LAG_SHIFT);
+        if (done >= freed) {
+            peersDone[peer] = done;
+            return true;
+        }
+        return false;
     }
 
     /** Waits for every peer's box of box call {@code sequence}, and compares each with this rank's. */
     private void readPeers(Slots s, long sequence, boolean earlier) {
-        int box = (int) ((sequence - 1) & 1);
+        int box = boxOf(sequence);
         ByteBuffer mine = boxes[rank][box];
         for (int p = 0; p < size; p++) {
             if (p != rank) {
@@ -154,13 +245,17 @@ final class Boxes {
 
     private void awaitBox(int peer, int box, long sequence) {
         ByteBuffer theirs = boxes[peer][box];
-        long v = (long) LONGS.getAcquire(theirs, SEQUENCE_AT);
-        if (v < sequence) {
-            waiter.until(() -> peer, () -> (long) LONGS.getAcquire(theirs, SEQUENCE_AT) >= sequence);
-            v = (long) LONGS.getAcquire(theirs, SEQUENCE_AT);
+        long word = (long) LONGS.getAcquire(theirs, SEQUENCE_AT);
+        if ((word & NUMBER_MASK) < sequence) {
+            waiter.until(() -> peer, () -> ((long) LONGS.getAcquire(theirs, SEQUENCE_AT) & NUMBER_MASK) >= sequence);
+            word = (long) LONGS.getAcquire(theirs, SEQUENCE_AT);
         }
-        if (v != sequence) {
-            // one box call ahead at most, and then in the other box: anything else was written by another process
+        long v = word & NUMBER_MASK;
+        if (v == sequence) {
+            // what its box says it was done with: room for this rank's later calls, known without another read
+            peersDone[peer] = Math.max(peersDone[peer], v - (word >>> LAG_SHIFT));
+        } else {
+            // a peer writes this box again only once this rank is done with it: anything else came from another process
             ProtocolException damage = waiter.damaged(peer);
             throw damage != null ? damage : waiter.corrupt(peer, "its box holds box call " + v + " where this rank "
                     + "waits for box call " + sequence);

@@ -5,8 +5,8 @@ import io.jcoll.spi.Settings;
 /**
  * Where everything lies in a communicator's segment. Every offset is a multiple of {@link #LINE}, so that no two
  * ranks ever write the same cache line: a header; one control block per rank (its progress counter, its state,
- * the signatures of its latest calls); two boxes per rank for small collectives (a call's signature and data
- * side by side, {@link Boxes}); one ring per ordered pair of ranks for point-to-point messages; and
+ * the signatures of its latest calls); {@link #BOXES} boxes per rank for small collectives (a call's signature and
+ * data side by side, {@link Boxes}); one ring per ordered pair of ranks for point-to-point messages; and
  * {@code slots} slots of {@code slotBytes} per rank, through which the collectives move data. The segment's size
  * follows from the rank count and these sizes, never from a message's size: a 1 GB all-reduce goes through the
  * same slots a chunk at a time.
@@ -25,8 +25,12 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
     static final int CALL_ENTRIES = 16;
     static final int CALL_ENTRY_BYTES = 64;
     static final int RING_HEADER_BYTES = 2 * LINE;
-    /** Boxes per rank: a rank writes one while its peers may still read the other (see {@link Boxes}). */
-    static final int BOXES = 2;
+    /**
+     * Boxes per rank, a power of two: a rank that waits for no one in a run of small calls (a broadcast's root)
+     * posts up to this many less one before its receivers' first (see {@link Boxes}). Fewer than
+     * {@link #CALL_ENTRIES}, which must outlast every call a rank can run ahead.
+     */
+    static final int BOXES = 8;
     /** Bytes of one box: its header, then up to {@link Boxes#CAPACITY} bytes of data. */
     static final int BOX_BYTES = (Boxes.DATA_AT + Boxes.CAPACITY + LINE - 1) / LINE * LINE;
 

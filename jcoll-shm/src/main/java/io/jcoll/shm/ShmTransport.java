@@ -252,6 +252,7 @@ final class ShmTransport implements Transport {
         if (SmallCollectives.fits(call, slots.size(), boxBytes)) {
             SmallCollectives.run(boxes, slots, call, signature, history);
         } else {
+            boxes.settle(slots); // box calls this rank left unread are compared before it waits in the slots
             runThroughSlots(call, signature);
         }
         history = signature.foldInto(history);

@@ -11,8 +11,8 @@ import java.nio.ByteBuffer;
  * Every collective of a few kilobytes in one exchange of {@link Boxes}: each rank that has an input posts the whole
  * of it, every rank that has an output waits for every box, and each computes its own output from them (a
  * reduction in rank order, so that every rank computes the same bits; copies of the blocks meant for it). A rank
- * with no output (a broadcast's root, a reduce's other ranks) returns once it has posted; it compares its peers'
- * calls with its own at its next box call, or as it closes. Calls with nothing to move,
+ * with no output (a broadcast's root, a reduce's other ranks) returns once it has posted, and compares its peers'
+ * calls with its own later, within {@link Layout#BOXES} calls ({@link Boxes}). Calls with nothing to move,
  * other than Barrier, keep the slots' path, where they wait for no one.
  */
 final class SmallCollectives {

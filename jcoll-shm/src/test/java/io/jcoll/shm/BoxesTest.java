@@ -151,6 +151,40 @@ class BoxesTest {
         });
     }
 
+    /**
+     * A root of small broadcasts runs ahead of receivers that are late: it posts {@link Layout#BOXES} - 1 calls
+     * before any receiver has entered the first, and then waits for room before the next; the receivers, once they
+     * come, find every call's own values. Three ranks; the receivers enter only once the root has returned from
+     * its run (or after 20 s, and then fail).
+     */
+    @Test
+    void aRootRunsAheadOfLateReceiversAndTheyStillGetEveryCallsValues() {
+        int n = 3;
+        int ahead = Layout.BOXES - 1;
+        int calls = 5 * Layout.BOXES;
+        int port = ShmGroup.freePort();
+        java.util.concurrent.CountDownLatch posted = new java.util.concurrent.CountDownLatch(1);
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"))) {
+                SplittableRandom values = new SplittableRandom(42);
+                for (int call = 0; call < calls; call++) {
+                    if (rank == 0 && call == ahead) {
+                        posted.countDown();
+                    }
+                    if (rank != 0 && call == 0) {
+                        assertTrue(posted.await(20, java.util.concurrent.TimeUnit.SECONDS),
+                                "the root did not return from " + ahead + " broadcasts that no receiver had entered");
+                    }
+                    long[] expected = {values.nextLong(), values.nextLong(), call};
+                    long[] v = rank == 0 ? expected.clone() : new long[3];
+                    comm.broadcast(HostBuffer.of(v), 0);
+                    assertArrayEquals(expected, v, "call " + call + ", rank " + rank);
+                }
+                return null;
+            }
+        });
+    }
+
     @FunctionalInterface
     private interface Body {
         void run(Buffer send, Buffer recv);
@@ -277,7 +311,7 @@ class BoxesTest {
      * it closes.
      */
     @ParameterizedTest(name = "then {0}")
-    @ValueSource(strings = {"a barrier", "close"})
+    @ValueSource(strings = {"a barrier", "close", "ten more broadcasts"})
     void aBroadcastWithAnotherRootFailsOnEveryRank(String then) {
         int n = 3;
         int port = ShmGroup.freePort();
@@ -290,6 +324,10 @@ class BoxesTest {
                 comm.broadcast(HostBuffer.of(v), rank == 1 ? 1 : 0);
                 if (then.equals("a barrier")) {
                     comm.barrier();
+                } else if (then.startsWith("ten")) {
+                    for (int i = 0; i < 10; i++) { // more than a root may post without reading its peers' boxes
+                        comm.broadcast(HostBuffer.of(v), 0);
+                    }
                 }
             } catch (JcollException e) {
                 failure = e;
