@@ -5,8 +5,10 @@
 #     a ring step can carry with TCP's headers and acknowledgements and the bench's switch.
 #  2. Four hosts x 1 rank, `jcoll perf allgather -b 16M -e 16M -w 2 -i 20`, each setting of SETTINGS (VAR=VALUE,
 #     or "default") in turn, ROUNDS rounds; the hosts' TCP retransmissions, loss probes and timeouts after each.
+#   PERF_ARGS adds options to every `jcoll perf` (`--in-place-first 1`: in place timed first in each row); ITERS
+#   sets its timed calls (default 20).
 #   [DELAY=2ms] [ROUNDS=2] [SETTINGS="default JCOLL_TCP_SPIN=0 JCOLL_TCP_CHANNELS=1 JCOLL_TCP_SEGMENT=256K"]
-#   [OUT=/tmp/jcoll-allgather-floor] bash benchmarks/netns/allgather-floor.sh
+#   [PERF_ARGS=...] [ITERS=20] [OUT=/tmp/jcoll-allgather-floor] bash benchmarks/netns/allgather-floor.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 HOSTS=benchmarks/netns/hosts.sh
@@ -23,7 +25,7 @@ counters() {
   done
 }
 {
-  echo "# $(date -u +%FT%TZ) on $(hostname): $(nproc) cores; delay $DELAY; rounds $ROUNDS"
+  echo "# $(date -u +%FT%TZ) on $(hostname): $(nproc) cores; delay $DELAY; rounds $ROUNDS; perf args: ${PERF_ARGS:-none}"
   bash $HOSTS up 2 --rate 1gbit --delay "$DELAY"
   for streams in 1 2 1 2; do
     echo "# plain TCP both ways, $streams connection(s) each way"
@@ -37,7 +39,7 @@ counters() {
       env=(); [[ $setting != default ]] && env=("$setting")
       echo "=== round $round, $setting (out of place us, in place us, 99th percentile us)"
       bash $HOSTS place "0 1 2 3" JCOLL_TIMEOUT=120s JCOLL_TOKEN=allgather-floor "${env[@]}" -- \
-        java -cp "$CP" io.jcoll.bench.Perf allgather -b 16M -e 16M -w 2 -i 20 --jit-warmup 0 \
+        java -cp "$CP" io.jcoll.bench.Perf allgather -b 16M -e 16M -w 2 -i "${ITERS:-20}" --jit-warmup 0 ${PERF_ARGS:-} \
         | awk '/rank 0: +16777216/ {print "allgather 16777216", $8, $12, $16}'
       counters 4
     done

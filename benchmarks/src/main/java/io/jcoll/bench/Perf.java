@@ -282,7 +282,8 @@ public final class Perf {
     }
 
     /**
-     * One row of the table: out of place, then in place, each timed and then checked.
+     * One row of the table: out of place, then in place (or the other way round, --in-place-first), each timed and
+     * then checked.
      *
      * @param counted whether the timed loops count towards the heap allocated per call (not in a rehearsal)
      */
@@ -295,7 +296,8 @@ public final class Perf {
         double[] bus = new double[2];
         long[] wrong = new long[2];
         double p99 = Double.NaN;
-        for (int place = 0; place < 2; place++) {
+        for (int turn = 0; turn < 2; turn++) {
+            int place = o.inPlaceFirst() ? 1 - turn : turn; // 0: out of place, 1: in place (columns keep that order)
             Layout l = Layout.of(o.op(), arenas, o.type(), total, comm.rank(), n, place == 1, o.skew());
             Timing t = time(comm, o, l, warmup, iters, counted, place == 0, bytes <= SMALL_BYTES);
             double seconds = t.mean();

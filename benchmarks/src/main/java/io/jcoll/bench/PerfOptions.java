@@ -14,11 +14,13 @@ import java.util.List;
  */
 record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, int ranks, int warmup, int iters,
                    DataType type, ReduceOp redop, int root, boolean check, String transport, String csv,
-                   String memory, String async, double skew, int groupSize, int jitWarmup) {
+                   String memory, String async, double skew, int groupSize, int jitWarmup,
+                   boolean inPlaceFirst) {
 
     static final String USAGE = "usage: jcoll perf OP [-b MIN_BYTES] [-e MAX_BYTES] [-f FACTOR] [-n RANKS] "
             + "[-w WARMUP] [-i ITERS] [-d TYPE] [-o REDOP] [-r ROOT] [-c 0|1] [--transport auto|tcp|nccl] [--csv FILE]\n"
             + "  [--memory auto|host|device] [--async auto|0|1] [--skew S] [--group-size G] [--jit-warmup CALLS]\n"
+            + "  [--in-place-first 0|1]\n"
             + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather, scatter, alltoallv,\n"
             + "      sendrecv; sizes take K, M, G suffixes\n"
             + "  --skew S: alltoallv's blocks range from (1 - S) to (1 + S) times the even size, 0 <= S < 1 (default 0)\n"
@@ -27,7 +29,9 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
             + "  --jit-warmup CALLS: untimed small calls before the sweep, for the JIT (default "
             + Perf.JIT_WARMUP_CALLS + "); where the ranks\n"
             + "      spin on every core the compiler shares them, and small calls reach their steady time only after a\n"
-            + "      second or so of calls (2 ranks on 2 cores: a few million)";
+            + "      second or so of calls (2 ranks on 2 cores: a few million)\n"
+            + "  --in-place-first 0|1: time each size in place before out of place (default 0), to tell a form's cost\n"
+            + "      from its place in the row";
 
     static PerfOptions parse(List<String> argv) {
         if (argv.isEmpty() || argv.get(0).startsWith("-")) {
@@ -51,6 +55,7 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
         double skew = 0;
         int groupSize = 0;
         int jitWarmup = Perf.JIT_WARMUP_CALLS;
+        boolean inPlaceFirst = false;
         for (int i = 1; i < argv.size(); i++) {
             String flag = argv.get(i);
             if (i + 1 >= argv.size()) {
@@ -75,6 +80,7 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
                 case "--skew" -> skew = Double.parseDouble(v);
                 case "--group-size" -> groupSize = Integer.parseInt(v);
                 case "--jit-warmup" -> jitWarmup = Integer.parseInt(v);
+                case "--in-place-first" -> inPlaceFirst = !v.equals("0");
                 default -> throw new IllegalArgumentException("unknown option " + flag);
             }
         }
@@ -89,7 +95,7 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
             throw new IllegalArgumentException("--skew is 0 or more and below 1; --group-size is a positive count");
         }
         return new PerfOptions(op, min, max, factor, ranks, warmup, iters, type, redop, root, check, transport, csv,
-                memory, async, skew, groupSize, jitWarmup);
+                memory, async, skew, groupSize, jitWarmup, inPlaceFirst);
     }
 
     /** The arguments a launched rank gets: these options without -n. */

@@ -112,6 +112,22 @@ class PerfAndDemoTest {
         assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("alltoallv", "--skew", "1")));
     }
 
+    /** --in-place-first: each size timed in place first, then out of place; every value still checked. */
+    @Test
+    void inPlaceFirstStillChecksBothForms() throws Exception {
+        assertEquals(false, PerfOptions.parse(List.of("allgather")).inPlaceFirst());
+        int port = freePort();
+        PerfOptions o = PerfOptions.parse(List.of("allgather", "-b", "12", "-e", "300K", "-f", "64", "-w", "1", "-i",
+                "2", "--jit-warmup", "0", "--in-place-first", "1"));
+        assertEquals(true, o.inPlaceFirst());
+        List<Long> wrong = Ranks.all(3, Duration.ofMinutes(2), rank -> {
+            try (Communicator c = join(rank, 3, port)) {
+                return Perf.run(c, o, null);
+            }
+        });
+        assertEquals(List.of(0L, 0L, 0L), wrong);
+    }
+
     /** --jit-warmup: more untimed calls than the default, on the sweep's first size, then a correct sweep. */
     @Test
     void aLongerJitWarmUpRunsBeforeACorrectSweep() throws Exception {
