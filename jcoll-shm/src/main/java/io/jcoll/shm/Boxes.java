@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
 
 /**
  * Small collectives in one exchange: every rank writes its call's number, signature, history and whole input
- * side by side into a box of its own, and reads every peer's. A peer learns that the rank has arrived, which call
+ * side by side into a box of its own, and reads the peers' boxes it needs. A peer learns that the rank has arrived, which call
  * it is in and its data from the same cache lines, where the slots' path takes a progress counter, a call record
  * and a slot, each on lines of their own, and a second counter to free the slot; between cores that each pay a
  * cache-line transfer, that is most of a small call's time.
@@ -19,18 +19,20 @@ import java.nio.ByteOrder;
  * <p>Each rank has {@link Layout#BOXES} boxes and uses them in turn: box call {@code c} goes in box
  * {@code (c - 1) mod BOXES}. With the call's number, a box says how far its rank was done with box calls when it
  * posted it (every box of every call up to there read, compared and copied from): its lag, the call's number less
- * that. A rank writes box call {@code c} only once every peer has posted a box that says it is done with call
- * {@code c - BOXES}, the last that box held. So a rank that reads a peer's box of call {@code c} finds there call
- * {@code c} or, until the peer gets to it, an earlier one: never a later one (anything else was written by another
- * process).
+ * that. A rank writes box call {@code c} only once every peer is done with its box of call {@code c - BOXES}, the
+ * last that box held: a peer that read that box in its own call (every rank in an all-reduce, a broadcast's
+ * receivers the root's) is done with it once it has posted its next call; any other, once a box of its says so by
+ * its lag. So a rank that reads a peer's box of call {@code c} finds there call {@code c} or, until the peer gets
+ * to it, an earlier one: never a later one (anything else was written by another process).
  *
- * <p>A rank that needs nothing from its peers (a broadcast's or scatter's root, a reduce's or gather's other
- * ranks) posts and returns, as Open MPI's root does, and reads its peers' boxes of such calls later: before a call
- * in which it waits for its peers, before a call through the slots, as it closes, and before it posts a call
- * {@code BOXES - 1} after one it left unread. So a root runs up to {@code BOXES - 1} calls ahead of its receivers,
- * each of which then costs it a post and the reading of one earlier call's boxes, and every rank's call is still
- * compared with every other's, within {@code BOXES} calls at the latest. The ranks that do need data wait for every
- * box (the root's is one), so that they compare every rank's call at once.
+ * <p>A rank reads in its call only the boxes it needs: every one for an all-reduce, say, only the root's for a
+ * broadcast's receiver, none for a broadcast's root or a reduce's other ranks, which post and return, as Open MPI's
+ * root does. It reads the rest later, in call order: those of the oldest calls whose boxes are all posted at its
+ * next box call, and all of them before a call in which it reads every box, before a call through the slots, as it
+ * closes, and before it posts a call {@code BOXES - 1} after one it left unread. So a root runs up to
+ * {@code BOXES - 1} calls ahead of its receivers, a receiver waits on the root and on another receiver only when
+ * that one falls {@code BOXES - 1} calls behind, and every rank's call is still compared with every other's, within
+ * {@code BOXES} calls at the latest.
  *
  * <p>Why no wait can close a cycle: the lag a rank posts is at most {@code BOXES - 1}, so a peer that has posted
  * call {@code c - 1} is done with call {@code c - BOXES}, which is all that a rank writing box call {@code c}
@@ -71,6 +73,9 @@ final class Boxes {
     private final int[][] partAt;
     private final int[][] partLength;
     private final long[] peersDone;     // per peer: the box calls it was done with, as its boxes last told this rank
+    private final long[] peersPosted;   // per peer: the latest box call this rank has seen it post
+    private final int[] readers = new int[Layout.BOXES];   // per own box: who read it in their call (EVERY, NONE, a peer)
+    private final int[] readEarly = new int[Layout.BOXES]; // per own box of an unread call: the peer read in the call
     private long calls;                 // box calls this rank has begun
     private long unreadFrom;            // the first of the box calls this rank posted without reading its peers'
                                         // boxes (all since are such calls too); 0: none
@@ -86,6 +91,7 @@ final class Boxes {
         this.partAt = new int[size][Layout.BOXES];
         this.partLength = new int[size][Layout.BOXES];
         this.peersDone = new long[size];
+        this.peersPosted = new long[size];
         for (int r = 0; r < size; r++) {
             for (int b = 0; b < Layout.BOXES; b++) {
                 boxes[r][b] = map.slice((int) layout.boxOffset(r, b), Layout.BOX_BYTES).order(ByteOrder.nativeOrder());
@@ -94,25 +100,35 @@ final class Boxes {
         }
     }
 
+    /** For {@link #exchange}: every peer (reads now, or reads this rank's box in the call). */
+    static final int EVERY = -2;
+    /** For {@link #exchange}: no peer. */
+    static final int NONE = -1;
+
     /**
      * Posts this rank's part of a call ({@code bytes} of {@code in} from {@code byteOffset}; none where {@code in}
-     * is null) and, where {@code awaitPeers}, waits until every peer has posted its part of the same box call and
-     * compares the calls, as the slots' first wait does ({@link Slots#compare}); otherwise that is left for later
-     * ({@link #settle}). Returns the box the call's data lie in, for {@link #data}.
+     * is null), and reads the boxes of the peers it needs now ({@code readNow}: {@link #EVERY}, {@link #NONE} or one
+     * peer, a broadcast's root), waiting for each and comparing its call with theirs, as the slots' first wait does
+     * ({@link Slots#compare}); the others' boxes of the call are read later ({@link #settle}). {@code readBy} says
+     * which peers read this rank's box in their own call ({@link #EVERY}, {@link #NONE} or one): their having
+     * posted a later call then tells that they are done with it. Returns the box the call's data lie in, for
+     * {@link #data}.
      */
     int exchange(Slots s, Signature signature, long history, StagedAccess in, long byteOffset, int bytes,
-                 boolean awaitPeers) {
+                 int readNow, int readBy) {
         long sequence = calls + 1;
-        if (awaitPeers) {
+        if (readNow == EVERY) {
             settle(s); // the calls it left unread first: calls are read in order
+        } else {
+            settleAvailable(s); // what its peers have posted: they may need it for room
         }
         awaitRoom(sequence);
         // what it left unread up to here: its own box of the oldest is written next, and its lag stays below BOXES
-        // (the peers have posted these calls: they posted later ones to make room)
         settleUpTo(s, sequence - Layout.BOXES + 1);
         long done = unreadFrom != 0 ? unreadFrom - 1 : calls;
         int box = boxOf(sequence);
         calls = sequence;
+        readers[box] = readBy;
         ByteBuffer mine = boxes[rank][box];
         if (in != null && bytes > 0) {
             mine.put(DATA_AT, views.readable(s, in, byteOffset, bytes), 0, bytes);
@@ -120,10 +136,16 @@ final class Boxes {
         mine.putLong(HISTORY_AT, history);
         signature.writeTo(mine, SIGNATURE_AT);
         LONGS.setRelease(mine, SEQUENCE_AT, sequence | (sequence - done) << LAG_SHIFT);
-        if (awaitPeers) {
-            readPeers(s, sequence, false);
-        } else if (unreadFrom == 0) {
-            unreadFrom = sequence;
+        if (readNow == EVERY) {
+            readPeers(s, sequence, false, NONE);
+        } else {
+            if (readNow != NONE) {
+                readPeer(s, readNow, sequence, false);
+            }
+            readEarly[box] = readNow;
+            if (unreadFrom == 0) {
+                unreadFrom = sequence;
+            }
         }
         return box;
     }
@@ -134,8 +156,8 @@ final class Boxes {
     }
 
     /**
-     * Reads the peers' boxes of the calls this rank posted without reading them, in call order, waiting for each,
-     * and compares the calls: before this rank waits for its peers in a call of its own, and before it closes.
+     * Reads the peers' boxes of the calls this rank posted without reading them all, in call order, waiting for
+     * each, and compares the calls: before this rank waits for every peer in a call of its own, and before it closes.
      */
     void settle(Slots s) {
         settleUpTo(s, calls);
@@ -143,14 +165,39 @@ final class Boxes {
 
     /** {@link #settle} of the unread calls up to box call {@code last} only. */
     private void settleUpTo(Slots s, long last) {
-        if (unreadFrom == 0 || unreadFrom > last) {
-            return;
+        while (unreadFrom != 0 && unreadFrom <= last) {
+            settleOldest(s);
         }
-        long first = unreadFrom;
-        unreadFrom = last < calls ? last + 1 : 0;
-        for (long c = first; c <= last; c++) {
-            readPeers(s, c, true);
+    }
+
+    /**
+     * {@link #settle} of the oldest unread calls whose boxes every peer has posted, without waiting: so that this
+     * rank's lag, which its peers read for room, follows theirs.
+     */
+    private void settleAvailable(Slots s) {
+        while (unreadFrom != 0 && everyBoxPosted(unreadFrom, readEarly[boxOf(unreadFrom)])) {
+            settleOldest(s);
         }
+    }
+
+    private void settleOldest(Slots s) {
+        long c = unreadFrom;
+        unreadFrom = c < calls ? c + 1 : 0;
+        readPeers(s, c, true, readEarly[boxOf(c)]);
+    }
+
+    private boolean everyBoxPosted(long c, int skipped) {
+        for (int p = 0; p < size; p++) {
+            if (p != rank && p != skipped && posted(p, c) < c) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The number of the call in {@code peer}'s box of box call {@code c}: below {@code c} until it is posted. */
+    private long posted(int peer, long c) {
+        return (long) LONGS.getAcquire(boxes[peer][boxOf(c)], SEQUENCE_AT) & NUMBER_MASK;
     }
 
     /** Box call {@code sequence}'s box. */
@@ -160,21 +207,40 @@ final class Boxes {
 
     /**
      * Until every peer is done with the call whose boxes box call {@code sequence} takes: known from the boxes last
-     * read for most calls. A peer's box of the first call after that one tells where a peer that read every box as
-     * it went is; its box of the call before {@code sequence}, where one that left calls unread is (its lag is
-     * below {@code BOXES}).
+     * read for most calls. A peer that read this rank's box of that call in its own call is done with it once it has
+     * posted the next; one that read it later says so by its lag, in its box of the first call after that one or,
+     * where it left calls unread, in its box of the call before {@code sequence} (its lag is below {@code BOXES}).
      */
     private void awaitRoom(long sequence) {
         long freed = sequence - Layout.BOXES;
         if (freed <= 0) {
             return;
         }
+        int readBy = readers[boxOf(freed)];
         for (int p = 0; p < size; p++) {
-            if (p != rank && peersDone[p] < freed && !doneWith(p, freed, sequence)) {
-                int peer = p;
+            if (p == rank || peersDone[p] >= freed) {
+                continue;
+            }
+            int peer = p;
+            if (readBy == EVERY || readBy == p) {
+                if (peersPosted[p] <= freed && !postedAfter(p, freed)) {
+                    waiter.until(() -> peer, () -> postedAfter(peer, freed));
+                }
+            } else if (!doneWith(p, freed, sequence)) {
                 waiter.until(() -> peer, () -> doneWith(peer, freed, sequence));
             }
         }
+    }
+
+    /** Whether {@code peer} has posted a box call after {@code call}; remembers it. */
+    private boolean postedAfter(int peer, long call) {
+        long number = posted(peer, call + 1);
+        if (number <= call) {
+            return false;
+        }
+        checkHolds(peer, call + 1, number);
+        peersPosted[peer] = Math.max(peersPosted[peer], number);
+        return true;
     }
 
     /** Whether {@code peer}'s boxes say it is done with box call {@code freed}; remembers what they say. */
@@ -192,12 +258,7 @@ final class Boxes {
         if (number < c) {
             return false;
         }
-        if (((number - c) & (Layout.BOXES - 1)) != 0) {
-            // box c holds only calls c, c + BOXES, ...: another process wrote this
-            ProtocolException damage = waiter.damaged(peer);
-            throw damage != null ? damage : waiter.corrupt(peer, "its box for box call " + c + " holds box call "
-                    + number);
-        }
+        checkHolds(peer, c, number);
         long done = number - (word >>> LAG_SHIFT);
         if (done >= freed) {
             peersDone[peer] = done;
@@ -206,23 +267,43 @@ final class Boxes {
         return false;
     }
 
-    /** Waits for every peer's box of box call {@code sequence}, and compares each with this rank's. */
-    private void readPeers(Slots s, long sequence, boolean earlier) {
-        int box = boxOf(sequence);
-        ByteBuffer mine = boxes[rank][box];
+    /** {@code peer}'s box of box call {@code c} holds only calls {@code c}, {@code c + BOXES}, ...: else it was damaged. */
+    private void checkHolds(int peer, long c, long number) {
+        if (((number - c) & (Layout.BOXES - 1)) != 0) {
+            ProtocolException damage = waiter.damaged(peer);
+            throw damage != null ? damage : waiter.corrupt(peer, "its box for box call " + c + " holds box call "
+                    + number);
+        }
+    }
+
+    /**
+     * Waits for every peer's box of box call {@code sequence} but {@code skipped}'s (read earlier, or {@link #NONE}),
+     * and compares each with this rank's.
+     */
+    private void readPeers(Slots s, long sequence, boolean earlier, int skipped) {
         for (int p = 0; p < size; p++) {
-            if (p != rank) {
-                awaitBox(p, box, sequence);
-                ByteBuffer theirs = boxes[p][box];
-                if (!sameCall(theirs, mine)) {
-                    Signature theirCall = Signature.readFrom(theirs, SIGNATURE_AT);
-                    long theirHistory = theirs.getLong(HISTORY_AT);
-                    throw earlier
-                            ? s.compareEarlier(p, Signature.readFrom(mine, SIGNATURE_AT), mine.getLong(HISTORY_AT),
-                                    theirCall, theirHistory)
-                            : s.compare(p, theirCall, theirHistory);
-                }
+            if (p != rank && p != skipped) {
+                readPeer(s, p, sequence, earlier);
             }
+        }
+    }
+
+    /** Waits for {@code p}'s box of box call {@code sequence} and compares it with this rank's. */
+    private void readPeer(Slots s, int p, long sequence, boolean earlier) {
+        int box = boxOf(sequence);
+        awaitBox(p, box, sequence);
+        ByteBuffer mine = boxes[rank][box];
+        ByteBuffer theirs = boxes[p][box];
+        if (!sameCall(theirs, mine)) {
+            Signature theirCall = Signature.readFrom(theirs, SIGNATURE_AT);
+            long theirHistory = theirs.getLong(HISTORY_AT);
+            if (!earlier && unreadFrom != 0 && theirCall.equals(Signature.readFrom(mine, SIGNATURE_AT))) {
+                settle(s); // the same call after different ones: the calls this rank left unread name the difference
+            }
+            throw earlier
+                    ? s.compareEarlier(p, Signature.readFrom(mine, SIGNATURE_AT), mine.getLong(HISTORY_AT),
+                            theirCall, theirHistory)
+                    : s.compare(p, theirCall, theirHistory);
         }
     }
 
@@ -254,6 +335,7 @@ final class Boxes {
         if (v == sequence) {
             // what its box says it was done with: room for this rank's later calls, known without another read
             peersDone[peer] = Math.max(peersDone[peer], v - (word >>> LAG_SHIFT));
+            peersPosted[peer] = Math.max(peersPosted[peer], v);
         } else {
             // a peer writes this box again only once this rank is done with it: anything else came from another process
             ProtocolException damage = waiter.damaged(peer);

@@ -9,10 +9,11 @@ import java.nio.ByteBuffer;
 
 /**
  * Every collective of a few kilobytes in one exchange of {@link Boxes}: each rank that has an input posts the whole
- * of it, every rank that has an output waits for every box, and each computes its own output from them (a
+ * of it, every rank that has an output waits for the boxes it needs, and each computes its own output from them (a
  * reduction in rank order, so that every rank computes the same bits; copies of the blocks meant for it). A rank
- * with no output (a broadcast's root, a reduce's other ranks) returns once it has posted, and compares its peers'
- * calls with its own later, within {@link Layout#BOXES} calls ({@link Boxes}). Calls with nothing to move,
+ * with no output (a broadcast's root, a reduce's other ranks) returns once it has posted, and a broadcast's or
+ * scatter's receiver once it has the root's box; each compares its call with the peers' it did not wait for later,
+ * within {@link Layout#BOXES} calls ({@link Boxes}). Calls with nothing to move,
  * other than Barrier, keep the slots' path, where they wait for no one.
  */
 final class SmallCollectives {
@@ -40,7 +41,7 @@ final class SmallCollectives {
         int root = call.root();
         boolean isRoot = me == root;
         if (call.operation() == Operation.BARRIER) {
-            boxes.exchange(s, signature, history, null, 0, 0, true);
+            boxes.exchange(s, signature, history, null, 0, 0, Boxes.EVERY, Boxes.EVERY);
             return;
         }
         int block = (int) call.bytes(); // a rank's contribution, or each of its blocks
@@ -48,42 +49,57 @@ final class SmallCollectives {
         switch (call.operation()) {
             case ALL_REDUCE, REDUCE -> {
                 int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block,
-                        root < 0 || isRoot);
+                        readNow(root, isRoot), readBy(root, isRoot));
                 if (root < 0 || isRoot) {
                     reduce(boxes, s, call, box, 0, block, out);
                 }
             }
             case REDUCE_SCATTER -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n, true);
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n,
+                        Boxes.EVERY, Boxes.EVERY);
                 reduce(boxes, s, call, box, me * block, block, out);
             }
             case ALL_GATHER, GATHER, SPLIT -> {
                 int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block,
-                        root < 0 || isRoot);
+                        readNow(root, isRoot), readBy(root, isRoot));
                 if (root < 0 || isRoot) {
                     copyBlocksOut(boxes, s, box, 0, block, out);
                 }
             }
             case ALL_TO_ALL -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n, true);
+                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n,
+                        Boxes.EVERY, Boxes.EVERY);
                 copyBlocksOut(boxes, s, box, me * block, block, out);
             }
             case BROADCAST -> {
                 int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0, block,
-                        !isRoot);
+                        isRoot ? Boxes.NONE : root, isRoot ? Boxes.EVERY : Boxes.NONE);
                 if (!(isRoot && call.inPlace())) {
                     copyOut(boxes, s, root, box, 0, block, out);
                 }
             }
             case SCATTER -> {
                 int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0,
-                        block * n, !isRoot);
+                        block * n, isRoot ? Boxes.NONE : root, isRoot ? Boxes.EVERY : Boxes.NONE);
                 if (!(isRoot && call.inPlace())) {
                     copyOut(boxes, s, root, box, me * block, block, out);
                 }
             }
             default -> throw new IllegalArgumentException(call.operation() + " does not go through boxes");
         }
+    }
+
+    /**
+     * Whose boxes a rank of an all-reduce or all-gather ({@code root} -1), or of a reduce or gather to {@code root},
+     * reads in the call: every one, but for the rooted calls' other ranks, which need nothing.
+     */
+    private static int readNow(int root, boolean isRoot) {
+        return root < 0 || isRoot ? Boxes.EVERY : Boxes.NONE;
+    }
+
+    /** Who reads such a rank's box in the call: every rank, or, for the rooted calls, the root, which reads them all. */
+    private static int readBy(int root, boolean isRoot) {
+        return root < 0 ? Boxes.EVERY : isRoot ? Boxes.NONE : root;
     }
 
     /** {@code out} = every rank's {@code bytes} from {@code at} of its box, reduced in rank order. */

@@ -185,6 +185,38 @@ class BoxesTest {
         });
     }
 
+    /**
+     * A broadcast's receivers wait on the root, not on each other: of four ranks, the root and one receiver make five
+     * small broadcasts before the two other receivers have entered the first (these enter once that receiver has
+     * returned from its five, or after 20 s, and then fail); then all four make forty more, every value checked.
+     */
+    @Test
+    void aReceiverDoesNotWaitForTheOtherReceivers() {
+        int n = 4;
+        int early = 5;
+        int port = ShmGroup.freePort();
+        java.util.concurrent.CountDownLatch received = new java.util.concurrent.CountDownLatch(1);
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"))) {
+                SplittableRandom values = new SplittableRandom(7);
+                for (int call = 0; call < early + 40; call++) {
+                    if (rank == 1 && call == early) {
+                        received.countDown();
+                    }
+                    if (rank >= 2 && call == 0) {
+                        assertTrue(received.await(20, java.util.concurrent.TimeUnit.SECONDS),
+                                "rank 1 did not return from " + early + " broadcasts that ranks 2 and 3 had not entered");
+                    }
+                    float[] expected = {(float) values.nextDouble(), call};
+                    float[] v = rank == 0 ? expected.clone() : new float[2];
+                    comm.broadcast(HostBuffer.of(v), 0);
+                    assertArrayEquals(expected, v, "call " + call + ", rank " + rank);
+                }
+                return null;
+            }
+        });
+    }
+
     @FunctionalInterface
     private interface Body {
         void run(Buffer send, Buffer recv);
