@@ -4,7 +4,8 @@
 #  1. Two hosts, plain TCP both ways at once (both_ways.py: 400 MB each way, one and two connections), twice: what
 #     a ring step can carry with TCP's headers and acknowledgements and the bench's switch.
 #  2. Four hosts x 1 rank, `jcoll perf allgather -b 16M -e 16M -w 2 -i 20`, each setting of SETTINGS (VAR=VALUE,
-#     or "default") in turn, ROUNDS rounds; the hosts' TCP retransmissions, loss probes and timeouts after each.
+#     or "default") in turn, ROUNDS rounds; the hosts' TCP retransmissions, loss probes, timeouts, zero-window
+#     advertisements and window probes after each.
 #   PERF_ARGS adds options to every `jcoll perf` (`--in-place-first 1`: in place timed first in each row); ITERS
 #   sets its timed calls (default 20).
 #   [DELAY=2ms] [ROUNDS=2] [SETTINGS="default JCOLL_TCP_SPIN=0 JCOLL_TCP_CHANNELS=1 JCOLL_TCP_SEGMENT=256K"]
@@ -21,7 +22,7 @@ trap 'bash $HOSTS down >/dev/null 2>&1' EXIT INT TERM
 counters() {
   for k in $(seq 0 $(($1 - 1))); do
     echo "#   host $k: $(ip netns exec jc-h$k nstat -asz 2>/dev/null \
-      | awk '/TcpRetransSegs|TCPLossProbes |TCPTimeouts/ {printf "%s=%s ", $1, $2}')"
+      | awk '/TcpRetransSegs|TCPLossProbes |TCPTimeouts|TCPWinProbe|ToZeroWindowAdv/ {printf "%s=%s ", $1, $2}')"
   done
 }
 {
