@@ -7,8 +7,9 @@
 #     or "default") in turn, ROUNDS rounds; the hosts' TCP retransmissions, loss probes, timeouts, zero-window
 #     advertisements and window probes after each.
 #   PERF_ARGS adds options to every `jcoll perf` (`--in-place-first 1`: in place timed first in each row); ITERS
-#   sets its timed calls (default 20).
-#   [DELAY=2ms] [ROUNDS=2] [SETTINGS="default JCOLL_TCP_SPIN=0 JCOLL_TCP_CHANNELS=1 JCOLL_TCP_SEGMENT=256K"]
+#   sets its timed calls (default 20). CC sets the hosts' TCP congestion control (hosts.sh up --cc; cubic unless
+#   told, `host` for this machine's: under BBR a call stalls for 250-480 ms every 10 s or so).
+#   [DELAY=2ms] [CC=cubic] [ROUNDS=2] [SETTINGS="default JCOLL_TCP_SPIN=0 JCOLL_TCP_CHANNELS=1 JCOLL_TCP_SEGMENT=256K"]
 #   [PERF_ARGS=...] [ITERS=20] [OUT=/tmp/jcoll-allgather-floor] bash benchmarks/netns/allgather-floor.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,14 +28,14 @@ counters() {
 }
 {
   echo "# $(date -u +%FT%TZ) on $(hostname): $(nproc) cores; delay $DELAY; rounds $ROUNDS; perf args: ${PERF_ARGS:-none}"
-  bash $HOSTS up 2 --rate 1gbit --delay "$DELAY"
+  bash $HOSTS up 2 --rate 1gbit --delay "$DELAY" ${CC:+--cc "$CC"}
   for streams in 1 2 1 2; do
     echo "# plain TCP both ways, $streams connection(s) each way"
     ip netns exec jc-h1 python3 benchmarks/netns/both_ways.py 10.77.0.2 10.77.0.1 400000000 "$streams" &
     ip netns exec jc-h0 python3 benchmarks/netns/both_ways.py 10.77.0.1 10.77.0.2 400000000 "$streams"
     wait
   done
-  bash $HOSTS up 4 --rate 1gbit --delay "$DELAY"
+  bash $HOSTS up 4 --rate 1gbit --delay "$DELAY" ${CC:+--cc "$CC"}
   for round in $(seq 1 "$ROUNDS"); do
     for setting in $SETTINGS; do
       env=(); [[ $setting != default ]] && env=("$setting")

@@ -10,9 +10,11 @@
 # A shape is the host of each rank, in rank order; as many hosts are made as the shapes name.
 # A system named jcoll@NAME=VALUE is jcoll with that variable set too (jcoll@JCOLL_TCP_CHANNELS=1, say).
 # DELAY=2ms adds that delay to every host's link (hosts.sh: netem, or its user-space switch where netem is missing).
+# CC sets the hosts' TCP congestion control (hosts.sh up --cc: cubic, Linux's default, unless told; `host` keeps this
+# machine's, which may be BBR, whose PROBE_RTT halts a long transfer for 200 ms every 10 s).
 # PERF_ARGS are added to every jcoll run's `jcoll perf` arguments (--jit-warmup 0, say: the small calls that warm the
 # compiler up take a minute and a half over 2 ms links, and only the 16-64 MB calls are timed here).
-#   [RATE=1gbit] [DELAY=] [MTU=1500] [ROUNDS=2] [PERF_ARGS=] [SHAPES="0 0 1 1|0 1 0 1|..."] [OPS=allreduce] [SYSTEMS="jcoll jcoll-tcp ..."]
+#   [RATE=1gbit] [DELAY=] [MTU=1500] [CC=cubic] [ROUNDS=2] [PERF_ARGS=] [SHAPES="0 0 1 1|0 1 0 1|..."] [OPS=allreduce] [SYSTEMS="jcoll jcoll-tcp ..."]
 #   [OUT=/tmp/jcoll-hierarchy] bash benchmarks/netns/hierarchy.sh
 # Writes $OUT/hierarchy.csv (round, shape, system, op, bytes, busbw) and prints the medians per shape, system, op
 # and size.
@@ -34,7 +36,7 @@ link_gbs=$(python3 -c "import sys; r=sys.argv[1].lower(); m={'g':1e9,'m':1e6,'k'
 IFS='|' read -ra shapes <<< "$SHAPES"
 hosts=$(( $(tr ' |' '\n\n' <<< "$SHAPES" | sort -n | tail -1) + 1 ))
 trap 'bash $HOSTS down' EXIT INT TERM
-bash $HOSTS up "$hosts" --rate "$RATE" --mtu "${MTU:-1500}" ${DELAY:+--delay "$DELAY"}
+bash $HOSTS up "$hosts" --rate "$RATE" --mtu "${MTU:-1500}" ${CC:+--cc "$CC"} ${DELAY:+--delay "$DELAY"}
 csv=$OUT/hierarchy.csv
 echo "round,shape,system,op,bytes,busbw_gbs" > "$csv"
 for round in $(seq "$ROUNDS"); do

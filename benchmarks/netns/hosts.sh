@@ -6,16 +6,18 @@
 # delayline.c instead of the bridge: a switch in user space that holds each frame for the delay and sends at the
 # rate on every port (the host's own side keeps tbf). `up` says which one it built.
 #
-#   hosts.sh up N [--rate 1gbit] [--delay 2ms] [--mtu 9000]
+#   hosts.sh up N [--rate 1gbit] [--delay 2ms] [--mtu 9000] [--cc cubic|bbr|reno|host]
 #                                                  build them (removing any left from an earlier run); --mtu
-#                                                  sets every link's MTU (1500 otherwise; 9000: jumbo frames)
+#                                                  sets every link's MTU (1500 otherwise; 9000: jumbo frames);
+#                                                  --cc the hosts' TCP congestion control (cubic, Linux's own
+#                                                  default, unless told; `host`: whatever this machine uses)
 #   hosts.sh down                                  remove every namespace, veth and the bridge
 #   hosts.sh cut K | heal K                        take host K's link down (a partition) or up again
 #   hosts.sh slow K J RATE                         shape traffic between hosts K and J alone to RATE (both ways;
 #                                                  htb on each one's eth0, other traffic at the link's rate)
 #   hosts.sh block K J                             host K drops every packet to host J (a blackhole route; this
 #                                                  machine has no iptables or nft): K and J cannot connect
-#   hosts.sh run N [--rate R] [--delay D] -- CMD   up, run CMD, down, even when CMD fails or is interrupted;
+#   hosts.sh run N [UP OPTIONS] -- CMD             up, run CMD, down, even when CMD fails or is interrupted;
 #                                                  CMD sees HOSTS=N and can start a process on host k with
 #                                                  `ip netns exec jc-h<k> ...` (address 10.77.0.<k+1>)
 #   hosts.sh exec K CMD...                         run CMD on host K
@@ -35,6 +37,7 @@ PREFIX=jc-h
 BRIDGE=jc-br0
 NET=10.77.0
 DELAYLINE=/run/$PREFIX-delayline
+ALLOWED_CC=/proc/sys/net/ipv4/tcp_allowed_congestion_control
 
 need_root() {
   [[ $(id -u) == 0 ]] || { echo "hosts.sh: needs root (ip netns, veth, tc)" >&2; exit 2; }
@@ -55,7 +58,29 @@ down() {
     cat "$DELAYLINE.log" >&2 2>/dev/null || true
     rm -f "$DELAYLINE.pid"
   fi
+  if [[ -f /run/$PREFIX.allowed-cc ]]; then   # the list `up` widened, as it was
+    cat "/run/$PREFIX.allowed-cc" > "$ALLOWED_CC" 2>/dev/null || true
+    rm -f "/run/$PREFIX.allowed-cc"
+  fi
   rm -f "/run/$PREFIX.rate" "/run/$PREFIX.switch"
+}
+
+# The hosts' TCP congestion control. A namespace starts with this machine's default, and some images pick BBR,
+# whose PROBE_RTT cuts every long transfer to four packets for 200 ms each 10 s (a ring's calls stall 250-480 ms
+# then); cluster nodes mostly run Linux's own default, cubic. A namespace may only take an algorithm of the
+# machine's allowed list as its default, so `up` adds it there (and `down` puts the list back).
+cc_available() {
+  grep -qw "$1" /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null || modprobe "tcp_$1" 2>/dev/null
+}
+
+congestion_control() {  # $1: namespace, $2: algorithm or "host"
+  local ns=$1 cc=$2
+  [[ $cc == host ]] && return 0
+  if ! grep -qw "$cc" "$ALLOWED_CC"; then
+    [[ -f /run/$PREFIX.allowed-cc ]] || cat "$ALLOWED_CC" > "/run/$PREFIX.allowed-cc"
+    echo "$(cat "$ALLOWED_CC") $cc" > "$ALLOWED_CC"
+  fi
+  ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc"
 }
 
 has_netem() {
@@ -96,16 +121,23 @@ shape() {  # $1: namespace or "" for the root; $2: device; $3: rate; $4: delay
 
 up() {
   local n=$1; shift
-  local rate="" delay="" mtu=1500
+  local rate="" delay="" mtu=1500 cc=cubic cc_given=0
   while [[ $# -gt 0 ]]; do
     case $1 in
       --rate) rate=$2; shift 2 ;;
       --delay) delay=$2; shift 2 ;;
       --mtu) mtu=$2; shift 2 ;;
+      --cc) cc=$2; cc_given=1; shift 2 ;;
       *) echo "hosts.sh up: unknown option $1" >&2; exit 2 ;;
     esac
   done
   [[ $n -ge 1 && $n -le 200 ]] || { echo "hosts.sh: N must be 1..200" >&2; exit 2; }
+  if [[ $cc != host ]] && ! cc_available "$cc"; then
+    local have; have=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null)
+    [[ $cc_given == 1 ]] && { echo "hosts.sh: congestion control $cc is not available here ($have)" >&2; exit 3; }
+    echo "hosts.sh: no cubic here ($have): the hosts keep this machine's congestion control" >&2
+    cc=host
+  fi
   down
   echo "${rate:-10gbit}" > "/run/$PREFIX.rate"
   local switch=bridge
@@ -128,6 +160,7 @@ up() {
       ip link set "v$ns" master "$BRIDGE" up
     fi
     ip netns exec "$ns" ip link set lo up
+    congestion_control "$ns" "$cc"
     ip netns exec "$ns" ip addr add "$NET.$((k + 1))/24" dev eth0
     ip netns exec "$ns" ip link set eth0 up
     if [[ $switch == delayline ]]; then
@@ -138,7 +171,8 @@ up() {
     fi
   done
   echo "$switch" > "/run/$PREFIX.switch"
-  echo "hosts.sh: $n hosts up (${rate:-unshaped}${delay:+, delay $delay}, MTU $mtu, $switch): ${PREFIX}0..${PREFIX}$((n - 1)) at $NET.1..$NET.$n"
+  [[ $cc == host ]] && cc="$(cat /proc/sys/net/ipv4/tcp_congestion_control), the machine's"
+  echo "hosts.sh: $n hosts up (${rate:-unshaped}${delay:+, delay $delay}, MTU $mtu, $switch, TCP $cc): ${PREFIX}0..${PREFIX}$((n - 1)) at $NET.1..$NET.$n"
 }
 
 # cut K | heal K: host K's link down or up, on the switch's side (a veth on the bridge) or, with the delayline,
@@ -229,5 +263,5 @@ case $cmd in
     up "$n" "${opts[@]}"
     HOSTS=$n "$@"
     ;;
-  *) sed -n '2,25p' "$0"; exit 2 ;;
+  *) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 2 ;;
 esac

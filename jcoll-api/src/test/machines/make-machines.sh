@@ -101,7 +101,9 @@ limits() { # limits MEMLOCK_SOFT MEMLOCK_HARD: /proc/self/limits as the kernel p
 sockets() { # sockets RMEM_MAX WMEM_MAX TCP_RMEM_MAX TCP_WMEM_MAX
   put /proc/sys/net/core/rmem_max "$1"; put /proc/sys/net/core/wmem_max "$2"
   put /proc/sys/net/ipv4/tcp_rmem "4096	131072	$3"; put /proc/sys/net/ipv4/tcp_wmem "4096	16384	$4"
+  congestion cubic
 }
+congestion() { put /proc/sys/net/ipv4/tcp_congestion_control "$1"; } # the kernel's own default is cubic
 kernel() { put /proc/sys/kernel/osrelease "$1"; }
 verbs() { # verbs PROVIDER...: rdma-core's libibverbs and its provider plugins (empty files stand for them)
   put /usr/lib/x86_64-linux-gnu/libibverbs.so.1 ""
@@ -209,4 +211,13 @@ netif lo unknown 65536 - 772
 netif eno1 up 1500 25000 1 "pci0000:00/0000:00:1c.0/0000:01:00.0"
 pci "pci0000:00/0000:00:1c.0/0000:01:00.0" 0
 routes "eno1 00000000 0100A8C0 0003 100 00000000" "eno1 0000A8C0 00000000 0001 100 00FFFFFF"
+
+# --- an Ethernet-only cloud node whose image sets TCP's congestion control to BBR (buffers tuned)
+R="$here/ethernet-bbr"; rm -rf "$R"; mkdir -p "$R"
+driver 570.86.15; tuned; congestion bbr; kernel 6.6.56+
+gpu 0000:00:03.0 "NVIDIA L4" 0 "pci0000:00/0000:00:03.0" -1
+netif lo unknown 65536 - 772
+netif ens4 up 1460 - 1 "pci0000:00/0000:00:04.0"
+pci "pci0000:00/0000:00:04.0" -1
+routes "ens4 00000000 0100800A 0003 100 00000000" "ens4 0000800A 00000000 0001 100 00FFFFFF"
 echo "fixture machines written under $here"

@@ -113,6 +113,7 @@ final class DoctorReport {
         doc.put("limits", map("memlock_soft", bytes(limits.memlockSoft()), "memlock_hard", bytes(limits.memlockHard()),
                 "rmem_max", bytes(limits.rmemMax()), "wmem_max", bytes(limits.wmemMax()),
                 "tcp_rmem_max", bytes(limits.tcpRmemMax()), "tcp_wmem_max", bytes(limits.tcpWmemMax())));
+        doc.put("tcp_congestion_control", machine.congestion().algorithm());
         List<Object> nets = new ArrayList<>();
         for (NetInterface i : machine.interfaces()) {
             Map<String, Object> m = map("name", i.name(), "operstate", i.operstate(), "mtu", i.mtu(), "loopback", i.loopback());
@@ -251,6 +252,7 @@ final class DoctorReport {
         b.append("limits: locked memory ").append(io.jcoll.probe.Limits.describe(limits.memlockSoft()))
                 .append(" (hard ").append(io.jcoll.probe.Limits.describe(limits.memlockHard())).append("), socket buffers ")
                 .append(limits.socketBuffers()).append('\n');
+        b.append("TCP congestion control: ").append(machine.congestion().describe()).append('\n');
         b.append("\nnetwork interfaces:\n");
         for (NetInterface i : machine.interfaces()) {
             b.append(String.format("  %-14s %-8s mtu %-6d %s%n", i.name(), i.operstate(), i.mtu(),

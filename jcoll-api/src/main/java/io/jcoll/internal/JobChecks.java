@@ -44,7 +44,10 @@ final class JobChecks {
                     "set memlock unlimited on every node (limits.conf, LimitMEMLOCK=infinity, --ulimit memlock=-1)."),
             new Fact(NodeProbe.SOCKET_BUFFERS, "the socket buffer limits",
                     "set the same net.core.rmem_max/wmem_max and net.ipv4.tcp_rmem/tcp_wmem on every node "
-                            + "(/etc/sysctl.d)."));
+                            + "(/etc/sysctl.d)."),
+            new Fact(NodeProbe.CONGESTION, "the TCP congestion control",
+                    "set one net.ipv4.tcp_congestion_control on every node (/etc/sysctl.d): streams under different "
+                            + "algorithms share a link unevenly, and a ring runs at its slowest stream."));
 
     private JobChecks() {
     }
@@ -57,7 +60,11 @@ final class JobChecks {
         if (byHost.size() > 1) {
             for (Fact fact : FACTS) {
                 Map<String, List<String>> hostsByValue = new LinkedHashMap<>();
-                byHost.forEach((host, p) -> hostsByValue.computeIfAbsent(p.get(fact.key()), v -> new ArrayList<>()).add(host));
+                byHost.forEach((host, p) -> {
+                    if (p.facts().containsKey(fact.key())) { // a jcoll from before the fact was probed says nothing
+                        hostsByValue.computeIfAbsent(p.get(fact.key()), v -> new ArrayList<>()).add(host);
+                    }
+                });
                 if (hostsByValue.size() > 1) {
                     findings.add(difference(fact, hostsByValue));
                 }

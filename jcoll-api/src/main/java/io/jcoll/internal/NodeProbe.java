@@ -46,6 +46,7 @@ record NodeProbe(Map<String, String> facts, List<String> warnings) {
     static final String NVIDIA_DRIVER = "nvidia_driver";
     static final String MEMLOCK = "memlock";
     static final String SOCKET_BUFFERS = "socket_buffers";
+    static final String CONGESTION = "tcp_congestion_control";
     static final String CPUS = "cpus";
     static final String CPU_WARNING = "cpu_warning";
     /** The exchanges over the job's own transport this process can run for the link test ({@link PairLinkTest}). */
@@ -90,6 +91,7 @@ record NodeProbe(Map<String, String> facts, List<String> warnings) {
         Limits l = m.limits();
         f.put(MEMLOCK, Limits.describe(l.memlockSoft()));
         f.put(SOCKET_BUFFERS, l.socketBuffers());
+        f.put(CONGESTION, m.congestion().describe());
         f.put(CPUS, m.cpus().problem() != null ? "unknown" : Integer.toString(m.cpus().allowed().size()));
         f.put(CPU_WARNING, m.cpus().warning(m.launcher()).map(Warning::toString).orElse(""));
         List<String> pairs = PairLinkTest.usable(settings);

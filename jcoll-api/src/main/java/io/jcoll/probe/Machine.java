@@ -22,11 +22,12 @@ import java.util.Optional;
  * @param limits        locked-memory and socket-buffer limits
  * @param rdmaLibraries the user-space RDMA libraries the adapters need, or null without adapters
  * @param dmaBuf        whether GPUDirect RDMA can go through DMA-BUF instead of a peer-memory module
+ * @param congestion    the kernel's TCP congestion control for new connections
  */
 public record Machine(String root, String driverVersion, List<GpuDevice> gpus, List<RdmaAdapter> rdmaAdapters,
                       String peerMemory, List<NetInterface> interfaces, MasterRoute master,
                       LaunchEnvironment launcher, CpuAffinity cpus, Limits limits, RdmaLibraries rdmaLibraries,
-                      DmaBuf dmaBuf) {
+                      DmaBuf dmaBuf, CongestionControl congestion) {
 
     /** A GPU with the active RDMA adapter nearest to it in the PCI tree. */
     public record GpuAffinity(GpuDevice gpu, RdmaAdapter adapter, PciDistance distance) {
@@ -50,7 +51,7 @@ public record Machine(String root, String driverVersion, List<GpuDevice> gpus, L
                 NvidiaGpus.read(files), adapters, PeerMemory.loadedModule(files).orElse(null),
                 interfaces, MasterRoute.find(files, settings, interfaces), LaunchEnvironment.detect(settings),
                 CpuAffinity.read(files), Limits.read(files), RdmaLibraries.find(files, adapters, libraryEnv(settings)),
-                DmaBuf.read(files));
+                DmaBuf.read(files), CongestionControl.read(files));
     }
 
     /** The variables that steer where libraries are looked for. */

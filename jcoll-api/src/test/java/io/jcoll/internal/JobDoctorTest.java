@@ -136,6 +136,15 @@ class JobDoctorTest {
         assertTrue(!report.healthy());
     }
 
+    @Test
+    void aNodeWithAnotherCongestionControlIsNamed() throws Exception {
+        int port = freePort();
+        String[] machines = {"ethernet-untuned", "ethernet-bbr", "ethernet-untuned"};
+        JobReport report = ranks(3, r -> doctor(node(r, 3, port, "node-" + r, machines[r]))).get(0);
+        assertEquals(List.of("node-1"), finding(report, "the TCP congestion control differs between nodes: cubic on "
+                + "node-0, node-2; bbr on node-1", "net.ipv4.tcp_congestion_control").hosts());
+    }
+
     /**
      * Rank 3 never starts, and rank 2 sends a probe of another jcoll's schema: both are named, the others are
      * compared and tested, and the doctor ends within its bound.

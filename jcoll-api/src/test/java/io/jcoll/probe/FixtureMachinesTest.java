@@ -227,6 +227,29 @@ class FixtureMachinesTest {
     }
 
     @Test
+    void bbrOnAnEthernetNodeIsWarnedBetweenHostsOnly() {
+        Settings env = env("MASTER_ADDR", "10.128.0.7");
+        Machine m = Machine.probe(machine("ethernet-bbr"), env);
+        assertEquals("bbr", m.congestion().algorithm());
+        assertEquals("ens4", m.master().iface());
+        NcclAdvice advice = NcclAdvisor.advise(m, env);
+        assertWarned(advice, "congestion control is bbr", "PROBE_RTT", "net.ipv4.tcp_congestion_control=cubic");
+        assertEquals(1, advice.warnings().size(), advice.warnings().toString());
+        // one host over loopback: no stream waits long enough to probe
+        Settings local = env("MASTER_ADDR", "127.0.0.1");
+        assertEquals(List.of(), NcclAdvisor.advise(Machine.probe(machine("ethernet-bbr"), local), local).warnings());
+        // cubic, as most nodes are installed, and a machine whose file cannot be read: nothing to say
+        Machine cubic = Machine.probe(machine("ethernet-untuned"), env("MASTER_ADDR", "192.168.0.9"));
+        assertEquals("cubic", cubic.congestion().algorithm());
+        assertTrue(NcclAdvisor.advise(cubic, env("MASTER_ADDR", "192.168.0.9")).warnings().stream()
+                .noneMatch(w -> w.problem().contains("congestion")));
+        Machine unknown = Machine.probe(SystemFiles.at(Path.of("src/test/machines/no-such-machine")), env);
+        assertNull(unknown.congestion().algorithm());
+        assertEquals("unknown", unknown.congestion().describe());
+        assertTrue(NcclAdvisor.advise(unknown, env).warnings().stream().noneMatch(w -> w.problem().contains("congestion")));
+    }
+
+    @Test
     void limitsAreReadAsTheKernelWritesThem() {
         Limits tuned = Machine.probe(machine("dgx-h100-8ib"), env()).limits();
         assertEquals(Limits.UNLIMITED, tuned.memlockSoft());
