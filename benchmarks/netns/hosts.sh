@@ -68,19 +68,21 @@ down() {
 # The hosts' TCP congestion control. A namespace starts with this machine's default, and some images pick BBR,
 # whose PROBE_RTT cuts every long transfer to four packets for 200 ms each 10 s (a ring's calls stall 250-480 ms
 # then); cluster nodes mostly run Linux's own default, cubic. A namespace may only take an algorithm of the
-# machine's allowed list as its default, so `up` adds it there (and `down` puts the list back).
-cc_available() {
-  grep -qw "$1" /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null || modprobe "tcp_$1" 2>/dev/null
-}
-
-congestion_control() {  # $1: namespace, $2: algorithm or "host"
-  local ns=$1 cc=$2
+# machine's allowed list as its default, so `up` adds it there (and `down` puts the list back). Where that
+# cannot be done, the hosts keep the machine's algorithm, saying so, unless --cc asked for this one.
+prepare_cc() {  # reads and may reset up's $cc and $cc_given
   [[ $cc == host ]] && return 0
-  if ! grep -qw "$cc" "$ALLOWED_CC"; then
-    [[ -f /run/$PREFIX.allowed-cc ]] || cat "$ALLOWED_CC" > "/run/$PREFIX.allowed-cc"
-    echo "$(cat "$ALLOWED_CC") $cc" > "$ALLOWED_CC"
+  local why=""
+  if ! grep -qw "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null && ! modprobe "tcp_$cc" 2>/dev/null; then
+    why="is not available here ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null))"
+  elif ! grep -qw "$cc" "$ALLOWED_CC"; then
+    cat "$ALLOWED_CC" > "/run/$PREFIX.allowed-cc"
+    echo "$(cat "$ALLOWED_CC") $cc" > "$ALLOWED_CC" 2>/dev/null || why="cannot be allowed ($ALLOWED_CC is read-only)"
   fi
-  ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc"
+  [[ -z $why ]] && return 0
+  [[ $cc_given == 1 ]] && { echo "hosts.sh: congestion control $cc $why" >&2; exit 3; }
+  echo "hosts.sh: congestion control $cc $why: the hosts keep this machine's" >&2
+  cc=host
 }
 
 has_netem() {
@@ -132,13 +134,8 @@ up() {
     esac
   done
   [[ $n -ge 1 && $n -le 200 ]] || { echo "hosts.sh: N must be 1..200" >&2; exit 2; }
-  if [[ $cc != host ]] && ! cc_available "$cc"; then
-    local have; have=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null)
-    [[ $cc_given == 1 ]] && { echo "hosts.sh: congestion control $cc is not available here ($have)" >&2; exit 3; }
-    echo "hosts.sh: no cubic here ($have): the hosts keep this machine's congestion control" >&2
-    cc=host
-  fi
   down
+  prepare_cc
   echo "${rate:-10gbit}" > "/run/$PREFIX.rate"
   local switch=bridge
   if [[ -n $delay ]] && ! has_netem; then
@@ -160,7 +157,7 @@ up() {
       ip link set "v$ns" master "$BRIDGE" up
     fi
     ip netns exec "$ns" ip link set lo up
-    congestion_control "$ns" "$cc"
+    [[ $cc == host ]] || ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc"
     ip netns exec "$ns" ip addr add "$NET.$((k + 1))/24" dev eth0
     ip netns exec "$ns" ip link set eth0 up
     if [[ $switch == delayline ]]; then
