@@ -7,7 +7,8 @@
 # 2. under `jcoll launch` on one host: jcoll's default (NCCL's own interface choice since issue 22) against
 #    NCCL_SOCKET_IFNAME=lo (jcoll's old default), and the C peer with each;
 # 3. All-to-All the same way under `jcoll launch`.
-# ROUNDS (3) rounds, ITERS (20) timed calls per size; LO=0 leaves out the runs with lo.
+# ROUNDS (3) rounds, ITERS (20) timed calls per size; LO=0 leaves out the runs with lo; OPS (allreduce alltoall)
+# the ops of 2 and 3; README=0 leaves out 1.
 set -uo pipefail
 source "$(dirname "$0")/steps.sh"
 socket_path 3
@@ -18,8 +19,8 @@ socket_path 3
     socket_mpi "" /tmp/bw_bench allreduce "$N" $(c_sizes)
   fi
   for round in $(seq "$ROUNDS"); do
-    socket_readme_round "$round"
-    for op in allreduce alltoall; do
+    [[ ${README:-1} == 1 ]] && socket_readme_round "$round"
+    for op in ${OPS:-allreduce alltoall}; do
       step "round $round: jcoll launch, $op, jcoll's default interface choice"
       timeout 150 ./jcoll perf $op -n "$N" "${SIZES[@]}" | socket_rows
       step "round $round: C $op, NCCL's default interface"
