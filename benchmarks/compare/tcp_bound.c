@@ -17,6 +17,8 @@
  *   tcp_bound ring RANKS CHANNELS BYTES WARMUP ITERS
  *
  * TCP_BOUND_YIELD=1 makes a thread that moved nothing yield its core (for more threads than cores).
+ * TCP_BOUND_OFFSET=N puts every buffer N bytes past a page boundary: where the kernel's copies of a stream's bytes
+ * run fast depends on it (see the TCP transport's PayloadPlacement).
  * Prints the mean time of ITERS rounds after WARMUP (ring: the slowest rank's), and the bytes per second each
  * way (ring: per rank).
  * Build: cc -O2 -pthread -o tcp_bound tcp_bound.c
@@ -77,10 +79,19 @@ static void move(int fd, const char *src, size_t out, char *dst, size_t in) {
     move2(fd, src, out, fd, dst, in);
 }
 
+/* TCP_BOUND_OFFSET=N: every buffer starts N bytes past a page boundary (default: where malloc puts it) */
+static long page_offset = -1;
+
 /* A buffer of `bytes` filled with `fill`: touched before any clock starts, so first-touch page faults are not the
    network's */
 static char *touched(size_t bytes, int fill) {
-    char *b = malloc(bytes ? bytes : 1);
+    char *b;
+    if (page_offset >= 0) {
+        b = aligned_alloc(4096, (bytes + page_offset + 4095) / 4096 * 4096 + 4096);
+        if (b) b += page_offset;
+    } else {
+        b = malloc(bytes ? bytes : 1);
+    }
     if (!b) die("malloc");
     memset(b, fill, bytes);
     return b;
@@ -106,8 +117,10 @@ static void *lane_run(void *arg) {
     double start = now_us();
     for (int r = 0; r < l->iters; r++) move2(l->out, src, l->bytes, l->in, dst, l->bytes);
     l->us = (now_us() - start) / l->iters;
-    free(src);
-    free(dst);
+    if (page_offset < 0) { /* offset buffers are not where their allocation starts */
+        free(src);
+        free(dst);
+    }
     return NULL;
 }
 
@@ -201,6 +214,7 @@ static void run(int fd, int sender, int exchange, char *src, char *dst, size_t b
 
 int main(int argc, char **argv) {
     yield_idle = getenv("TCP_BOUND_YIELD") && !strcmp(getenv("TCP_BOUND_YIELD"), "1");
+    if (getenv("TCP_BOUND_OFFSET")) page_offset = atol(getenv("TCP_BOUND_OFFSET")) % 4096;
     if (argc == 7 && !strcmp(argv[1], "ring")) {
         return ring(atoi(argv[2]), atoi(argv[3]), strtoull(argv[4], NULL, 10), atoi(argv[5]), atoi(argv[6]));
     }
@@ -241,8 +255,10 @@ int main(int argc, char **argv) {
         waitpid(child, NULL, 0);
         printf("%s %zu bytes: %.1f us, %.3f GB/s each way\n", argv[1], bytes, us, bytes / us / 1e3);
     }
-    free(src);
-    free(dst);
+    if (page_offset < 0) { /* offset buffers are not where their allocation starts */
+        free(src);
+        free(dst);
+    }
     close(fd);
     return 0;
 }

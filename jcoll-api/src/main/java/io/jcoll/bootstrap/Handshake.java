@@ -25,7 +25,7 @@ import java.security.SecureRandom;
 public final class Handshake {
 
     public static final int MAGIC = 0x4A434F4C; // "JCOL"
-    public static final short VERSION = 1;
+    public static final short VERSION = 2; // 2: DATA frames carry padding (40-byte header)
     public static final byte PURPOSE_STORE = 1;
     public static final byte PURPOSE_DATA = 2;
     /**

@@ -21,14 +21,17 @@ final class Connection {
     static final class Send implements io.jcoll.tcp.p2p.PointToPoint.Transfer {
         final int peer;
         final ByteBuffer header;
+        /** The frame's padding: zeros, empty for none (see {@link PayloadPlacement}). */
+        final ByteBuffer padding;
         final ByteBuffer payload;
         final int bytes;
         boolean done;
 
-        Send(int peer, ByteBuffer header, ByteBuffer payload) {
+        Send(int peer, ByteBuffer header, ByteBuffer padding, ByteBuffer payload) {
             this.peer = peer;
             this.bytes = payload.remaining();
             this.header = header;
+            this.padding = padding;
             this.payload = payload;
         }
 
@@ -76,7 +79,7 @@ final class Connection {
     final ArrayDeque<Recv> recvs = new ArrayDeque<>();
     /** The header of the next incoming frame, filled as bytes arrive. */
     final ByteBuffer inHeader = ByteBuffer.allocateDirect(Frame.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    private final ByteBuffer[] gather = new ByteBuffer[2];
+    private final ByteBuffer[] gather = new ByteBuffer[3];
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     /**
      * Direct buffers for outgoing headers, reused: a heap buffer would make the JDK copy it into a temporary
@@ -91,10 +94,42 @@ final class Connection {
     boolean broken;
     /** The send at the head of the queue has started going out (no other frame may be interleaved). */
     boolean sendInProgress;
+    /** Padding bytes of the current incoming frame still to be read and dropped before its payload. */
+    int paddingLeft;
+    private ByteBuffer paddingSink;
+    /**
+     * Where payloads land in the kernel's memory, told every byte written: one for all the connections of a
+     * link ({@link TcpLink} sets it), since the kernel's pages are the sending thread's whichever socket it writes.
+     */
+    PayloadPlacement placement = new PayloadPlacement();
 
     Connection(int peer, SocketChannel channel) {
         this.peer = peer;
         this.channel = channel;
+    }
+
+    /** The padding for a frame carrying {@code payload}: a view of zeros, empty for none. */
+    ByteBuffer paddingFor(ByteBuffer payload) {
+        int n = placement.paddingFor(payload);
+        return n == 0 ? NO_PADDING : ZEROS.duplicate().limit(n);
+    }
+
+    private static final ByteBuffer NO_PADDING = ByteBuffer.allocateDirect(0);
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(Frame.MAX_PADDING).asReadOnlyBuffer();
+
+    /**
+     * Reads and drops the current frame's padding; returns -1 at end of stream, else the bytes read (the
+     * padding is all read when {@link #paddingLeft} is 0).
+     */
+    int skipPadding() throws IOException {
+        if (paddingSink == null) {
+            paddingSink = ByteBuffer.allocateDirect(Frame.MAX_PADDING);
+        }
+        int n = channel.read(paddingSink.clear().limit(paddingLeft));
+        if (n > 0) {
+            paddingLeft -= n;
+        }
+        return n;
     }
 
     /** A direct header buffer for the next send, returned here once that send is written. */
@@ -113,13 +148,15 @@ final class Connection {
         while (!sends.isEmpty()) {
             Send s = sends.peek();
             gather[0] = s.header;
-            gather[1] = s.payload;
+            gather[1] = s.padding;
+            gather[2] = s.payload;
             long n = channel.write(gather);
             if (n > 0) {
                 moved = true;
                 sendInProgress = true;
+                placement.wrote(n);
             }
-            if (s.header.hasRemaining() || s.payload.hasRemaining()) {
+            if (s.header.hasRemaining() || s.padding.hasRemaining() || s.payload.hasRemaining()) {
                 return moved;
             }
             s.done = true;

@@ -55,8 +55,10 @@ final class TcpLink implements PointToPoint {
         this.spinNanos = spinNanos;
         this.yieldWhileSpinning = yieldWhileSpinning;
         this.selector = Selector.open();
+        PayloadPlacement placement = new PayloadPlacement();
         for (Connection c : connections) {
             if (c != null) {
+                c.placement = placement;
                 c.channel.configureBlocking(false);
                 c.key = c.channel.register(selector, SelectionKey.OP_READ, c);
             }
@@ -99,7 +101,9 @@ final class TcpLink implements PointToPoint {
         ByteBuffer header = c.headerForSend();
         long count = pairSendCounts == null ? signature.count() : pairSendCounts[peer];
         Frame.encode(header, Frame.DATA, src.remaining(), signature, count, history);
-        Connection.Send s = new Connection.Send(peer, header, src);
+        ByteBuffer padding = c.paddingFor(src);
+        Frame.setPadding(header, padding.remaining());
+        Connection.Send s = new Connection.Send(peer, header, padding, src);
         c.sends.add(s);
         try {
             c.pumpSends();
@@ -249,9 +253,10 @@ final class TcpLink implements PointToPoint {
                     return progressed;
                 }
                 if (!c.headerComplete()) {
+                    // a payload too short to be padded comes with its header in one read
                     Connection.Recv next = c.recvs.peek();
                     long n = next != null && !next.matched && c.inHeader.position() == 0
-                            ? c.readHeaderAnd(next.dst) : c.readHeader();
+                            && next.expected < Frame.MIN_PADDED_PAYLOAD ? c.readHeaderAnd(next.dst) : c.readHeader();
                     if (n < 0) {
                         throw endOfStream(c);
                     }
@@ -278,9 +283,24 @@ final class TcpLink implements PointToPoint {
                     return progressed; // the payload waits in the socket until its receive is posted
                 }
                 if (!r.matched) {
+                    if (!Frame.paddingValid(c.inHeader)) {
+                        throw garbage(c, "a frame with " + Frame.padding(c.inHeader) + " bytes of padding before a "
+                                + Frame.payloadLength(c.inHeader) + "-byte payload");
+                    }
                     MatchCheck.check(operation, rank, c.peer, r.signature, r.expected, r.history,
                             Frame.signature(c.inHeader), Frame.payloadLength(c.inHeader), Frame.history(c.inHeader));
                     r.matched = true;
+                    c.paddingLeft = Frame.padding(c.inHeader);
+                }
+                while (c.paddingLeft > 0) {
+                    int n = c.skipPadding();
+                    if (n < 0) {
+                        throw endOfStream(c);
+                    }
+                    progressed |= n > 0;
+                    if (n == 0) {
+                        return progressed;
+                    }
                 }
                 if (r.dst.hasRemaining()) {
                     int n = c.channel.read(r.dst);
@@ -542,7 +562,11 @@ final class TcpLink implements PointToPoint {
                                 + c.peer + " sent data for " + Frame.signature(c.inHeader).describe() + " that no call "
                                 + "of this rank received: the ranks did not run the same collectives with the same "
                                 + "arguments (a different root, say), and their results may differ"));
-                        unread[c.peer] = Math.max(0, Frame.payloadLength(c.inHeader));
+                        if (!Frame.paddingValid(c.inHeader)) {
+                            note(garbage(c, "a frame with " + Frame.padding(c.inHeader) + " bytes of padding"));
+                            return false;
+                        }
+                        unread[c.peer] = Frame.padding(c.inHeader) + (long) Math.max(0, Frame.payloadLength(c.inHeader));
                     } else if (kind == Frame.ABORT) {
                         note(abortedBy(c, null));
                         return false;

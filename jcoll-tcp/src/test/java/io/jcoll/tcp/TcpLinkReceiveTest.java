@@ -1,6 +1,7 @@
 package io.jcoll.tcp;
 
 import io.jcoll.exceptions.PeerFailureException;
+import io.jcoll.exceptions.ProtocolException;
 import io.jcoll.spi.Signature;
 import io.jcoll.tcp.p2p.Frame;
 import io.jcoll.tcp.p2p.PointToPoint;
@@ -39,6 +40,43 @@ class TcpLinkReceiveTest {
         byte[] got = new byte[payload.length];
         dst.flip().get(got);
         assertArrayEquals(payload, got);
+    }
+
+    /** A long payload comes after padding (here not zeros, to show it is dropped, not copied). */
+    @Test
+    void aPaddedMessageArrivesWithoutItsPadding() throws IOException {
+        Random random = new Random();
+        byte[] payload = new byte[Frame.MIN_PADDED_PAYLOAD + 4 * 1009];
+        random.nextBytes(payload);
+        byte[] padding = new byte[1 + random.nextInt(Frame.MAX_PADDING)];
+        random.nextBytes(padding);
+        Signature signature = EXPECTED.withCount(payload.length / 4);
+        ByteBuffer dst = ByteBuffer.allocateDirect(payload.length);
+        receive(paddedFrame(payload, padding, signature), dst, signature);
+        byte[] got = new byte[payload.length];
+        dst.flip().get(got);
+        assertArrayEquals(payload, got);
+    }
+
+    /** A short payload is read with its header in one go, so padding before it is a lie, refused before use. */
+    @Test
+    void paddingBeforeAShortPayloadIsRefused() {
+        byte[] payload = new byte[12];
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> receive(paddedFrame(payload, new byte[8], EXPECTED), ByteBuffer.allocateDirect(12), EXPECTED));
+        assertEquals(1, e.peer(), e.getMessage());
+        assertTrue(e.getMessage().contains("8 bytes of padding"), e.getMessage());
+    }
+
+    @Test
+    void paddingOfAPageOrMoreIsRefused() {
+        byte[] payload = new byte[Frame.MIN_PADDED_PAYLOAD];
+        Signature signature = EXPECTED.withCount(payload.length / 4);
+        ByteBuffer frame = paddedFrame(payload, new byte[0], signature);
+        frame.putInt(36, Frame.MAX_PADDING + 1); // the padding field, past what any sender writes
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> receive(frame, ByteBuffer.allocateDirect(payload.length), signature));
+        assertTrue(e.getMessage().contains((Frame.MAX_PADDING + 1) + " bytes of padding"), e.getMessage());
     }
 
     /** The reason is longer than the room of the posted receive, which took its first bytes with the header. */
@@ -100,8 +138,20 @@ class TcpLinkReceiveTest {
         return b.put(payload).flip();
     }
 
-    /** Sends {@code stream} from a peer socket, then receives one message of {@code dst}'s size as rank 0. */
+    private static ByteBuffer paddedFrame(byte[] payload, byte[] padding, Signature signature) {
+        ByteBuffer b = ByteBuffer.allocate(Frame.HEADER_BYTES + padding.length + payload.length);
+        Frame.encode(b, Frame.DATA, payload.length, signature);
+        b.putInt(36, padding.length); // written raw: Frame.setPadding refuses what a test of the checks needs
+        b.limit(b.capacity()).position(Frame.HEADER_BYTES);
+        return b.put(padding).put(payload).flip();
+    }
+
     private static void receive(ByteBuffer stream, ByteBuffer dst) throws IOException {
+        receive(stream, dst, EXPECTED);
+    }
+
+    /** Sends {@code stream} from a peer socket, then receives one message of {@code dst}'s size as rank 0. */
+    private static void receive(ByteBuffer stream, ByteBuffer dst, Signature expected) throws IOException {
         try (ServerSocketChannel listener = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
              SocketChannel peer = SocketChannel.open(listener.getLocalAddress());
@@ -109,7 +159,7 @@ class TcpLinkReceiveTest {
             peer.write(stream);
             TcpLink link = new TcpLink(0, 2, new Connection[] {null, new Connection(1, mine)}, 0, false);
             try {
-                link.begin("allReduce", EXPECTED, System.nanoTime() + 5_000_000_000L);
+                link.begin("allReduce", expected, System.nanoTime() + 5_000_000_000L);
                 link.await(link.recv(1, dst));
             } finally {
                 link.abort(new IllegalStateException("test done"));

@@ -19,7 +19,9 @@ import java.nio.ByteBuffer;
  * 28  i64 history            digest of every collective the sender completed before this frame's
  *                            ({@link Signature#foldInto}): a difference shows an earlier disagreement that
  *                            finished silently (a broadcast's root, say)
- * 36  (payload follows)
+ * 36  i32 padding            bytes between the header and the payload, 0 to {@link #MAX_PADDING}; only a DATA
+ *                            payload of at least {@link #MIN_PADDED_PAYLOAD} bytes is padded (see PayloadPlacement)
+ * 40  (padding, then the payload)
  * </pre>
  *
  * <p>In an uneven all-to-all the count field holds the count of the pair's own exchange, so that a receiver
@@ -27,7 +29,11 @@ import java.nio.ByteBuffer;
  */
 public final class Frame {
 
-    public static final int HEADER_BYTES = 36;
+    public static final int HEADER_BYTES = 40;
+    /** The most padding a frame may carry: less than a page. */
+    public static final int MAX_PADDING = 4095;
+    /** Shorter payloads are never padded, so that a receiver may read their header and payload in one go. */
+    public static final int MIN_PADDED_PAYLOAD = 16 << 10;
     public static final byte DATA = 1;
     public static final byte ABORT = 2;
     public static final byte CLOSE = 3;
@@ -43,6 +49,7 @@ public final class Frame {
     private static final int COUNT = 12;
     private static final int SEQUENCE = 20;
     private static final int HISTORY = 28;
+    private static final int PADDING = 36;
 
     private Frame() {
     }
@@ -70,7 +77,28 @@ public final class Frame {
         b.putLong(COUNT, count);
         b.putLong(SEQUENCE, s.sequence());
         b.putLong(HISTORY, history);
+        b.putInt(PADDING, 0);
         b.limit(HEADER_BYTES);
+    }
+
+    /** Sets the padding of the header at index 0 of {@code b} (encoded with none). */
+    public static void setPadding(ByteBuffer b, int padding) {
+        if (padding < 0 || padding > MAX_PADDING) {
+            throw new IllegalArgumentException("padding " + padding + " is outside 0.." + MAX_PADDING);
+        }
+        b.putInt(PADDING, padding);
+    }
+
+    /** The bytes between the header and the payload, as the sender wrote it: check with {@link #paddingValid}. */
+    public static int padding(ByteBuffer b) {
+        return b.getInt(PADDING);
+    }
+
+    /** Whether a frame's padding is one a sender may write: none, or up to {@link #MAX_PADDING} before a long DATA payload. */
+    public static boolean paddingValid(ByteBuffer b) {
+        int padding = padding(b);
+        return padding == 0 || padding > 0 && padding <= MAX_PADDING && kind(b) == DATA
+                && payloadLength(b) >= MIN_PADDED_PAYLOAD;
     }
 
     public static int payloadLength(ByteBuffer b) {
