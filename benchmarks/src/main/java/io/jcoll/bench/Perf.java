@@ -213,12 +213,14 @@ public final class Perf {
      * ReduceScatter's and All-to-All's first size took 36-84 us with one pass (C2 recompiling
      * RecursiveHalvingReduceScatter.run and Reductions.combine while it was timed, -XX:+PrintCompilation),
      * 10-18 us with two; benchmarks/RESULTS.md;</li>
+     * <li>each sweep size above 64 KB (to 16 MB) in bursts until the compiler has nothing new
+     * ({@link #settleLargeSizes});</li>
      * <li>where {@code --jit-warmup} asks for more than {@link #JIT_WARMUP_CALLS} calls, the rest of them on the
      * sweep's first size: on 2 cores, where two spinning ranks leave the compiler little time, an 8-byte
      * AllReduce over shared memory took 0.57-0.77 us a call after 300,000 warm-up calls and 0.33 after 3 million
      * (about a second);</li>
      * <li>a wait for the compiler to finish: with as many ranks as cores, a compilation still queued runs beside
-     * the first timed sizes and takes a rank's core.</li>
+     * the first timed sizes and takes a rank's core; then a burst of the first size ({@link #resume}).</li>
      * </ol>
      * (Measured on 2 cores, 2 ranks, an 8-64 B AllReduce sweep: without the rehearsal and the wait, the first
      * size took 28-40 us and the others 8-25.) Counts, not time: every rank must make the same calls.
@@ -236,13 +238,33 @@ public final class Perf {
         }
         rehearseFirstLargeSize(comm, o, arenas, sizes);
         rehearseSmallSizes(comm, o, arenas, sizes);
+        settleLargeSizes(comm, o, arenas, sizes);
         if (o.jitWarmup() > initial) {
             // the rest of a longer warm-up, once every path the sweep takes has been met: what C2 compiles now
             // (and recompiles after a deoptimization) is what the sweep will run
             warmUp(comm, o, arenas, first > 0 && first <= SMALL_BYTES ? first : small, o.jitWarmup() - initial);
         }
         JitQuiet.await(Duration.ofMillis(200), Duration.ofSeconds(10));
+        resume(comm, o, arenas, sizes);
         comm.barrier();
+    }
+
+    /**
+     * A burst of the sweep's first size right before it, after the ranks slept while the compiler finished: on
+     * two CPUs the first size's first form came back slow from that sleep for longer than a short warm-up (2 ranks,
+     * AllReduce at 128 KB first in the sweep, warm-up 20: 270-340 us a call timed first, 85-200 in place timed
+     * second; 115-130 out of place when timed second, and 89-148 with warm-up 200; benchmarks/RESULTS.md).
+     */
+    private static void resume(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
+        if (!sizes.isEmpty()) {
+            long first = sizes.get(0);
+            warmUp(comm, o, arenas, first, 2 * settleCalls(first));
+        }
+    }
+
+    /** Calls in one settling burst of {@code bytes}: about {@link #SETTLE_BURST_BYTES}, within bounds. */
+    private static int settleCalls(long bytes) {
+        return (int) Math.max(SETTLE_MIN_CALLS, Math.min(SETTLE_MAX_CALLS, SETTLE_BURST_BYTES / Math.max(1, bytes)));
     }
 
     /** Measures and checks each sweep size up to {@link #SMALL_BYTES} as the sweep will, dropping the figures. */
@@ -267,6 +289,52 @@ public final class Perf {
             if (bytes > SMALL_BYTES) {
                 measure(comm, o, arenas, bytes, LARGE_REHEARSAL_CALLS, LARGE_REHEARSAL_CALLS, false);
                 return;
+            }
+        }
+    }
+
+    /** Bytes a settling burst moves per size: its calls are this over the size, within the bounds below. */
+    private static final long SETTLE_BURST_BYTES = 64L << 20;
+    private static final int SETTLE_MIN_CALLS = 8;
+    private static final int SETTLE_MAX_CALLS = 1_000;
+    /** Bursts per size at most, and the settling's whole time at most (the JIT may never go wholly quiet). */
+    private static final int SETTLE_MAX_BURSTS = 12;
+    private static final Duration SETTLE_LIMIT = Duration.ofSeconds(15);
+    /** Larger sizes run the same code as this one and take long enough a call that a compilation hides in them. */
+    private static final long SETTLE_MAX_BYTES = 16L << 20;
+
+    /**
+     * Runs each sweep size above {@link #SMALL_BYTES} in bursts, out of place and in place, each followed by a wait
+     * for the compiler to finish what the burst gave it, until a burst on every rank leaves the compiler with
+     * nothing new (or the bursts or the time run out). The call counts above leave the large-message paths
+     * (pipelines, rings) compiling: where the ranks spin on every core, the compiler's threads get the CPU only
+     * between calls, and C2 compiled and threw away the pipeline while the sweep timed it (2 ranks on two CPUs,
+     * benchmarks/RESULTS.md). Between bursts the ranks sleep, so the compiler has the cores to itself; the
+     * sweep then times code the compiler is done with. Every rank makes the same calls: whether to go on is
+     * agreed by an AllReduce of what each rank saw.
+     */
+    private static void settleLargeSizes(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean measurable = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
+        for (long bytes : sizes) {
+            if (bytes <= SMALL_BYTES || bytes > SETTLE_MAX_BYTES) {
+                continue;
+            }
+            int calls = settleCalls(bytes);
+            for (int burst = 0; burst < SETTLE_MAX_BURSTS; burst++) {
+                long before = measurable ? jit.getTotalCompilationTime() : 0;
+                warmUp(comm, o, arenas, bytes, 2 * calls);
+                JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
+                long[] state = {measurable && jit.getTotalCompilationTime() != before ? 1 : 0,
+                        System.nanoTime() - deadline >= 0 ? 1 : 0};
+                comm.allReduce(HostBuffer.of(state), ReduceOp.MAX);
+                if (state[1] != 0) {
+                    return;
+                }
+                if (state[0] == 0) {
+                    break;
+                }
             }
         }
     }
