@@ -312,6 +312,30 @@ public final class Launcher {
     }
 
     /**
+     * The longest the supervisor sleeps while every rank runs and nothing else needs watching: a rank's exit wakes
+     * it at once. It used to look every 20 ms; on two CPUs with two spinning ranks those wake-ups took a rank's
+     * core often enough to show in the ranks' timings (2 ranks, AllReduce at 128 KB first in a sweep over TCP:
+     * 374-426 us a call in three runs, 83-335 with the supervisor looking every 500 ms; benchmarks/RESULTS.md).
+     */
+    private static final long IDLE_WAIT_MILLIS = 1_000;
+
+    /** Sleeps until one of the ranks still running (no exit code yet) exits, or {@code millis} pass. */
+    private static void awaitAnyExit(List<Process> processes, Integer[] codes, long millis) throws InterruptedException {
+        List<java.util.concurrent.CompletableFuture<Process>> exits = new ArrayList<>();
+        for (int r = 0; r < codes.length; r++) {
+            if (codes[r] == null) {
+                exits.add(processes.get(r).onExit());
+            }
+        }
+        try {
+            java.util.concurrent.CompletableFuture.anyOf(exits.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                    .get(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // the caller looks at every rank again either way
+        }
+    }
+
+    /**
      * Waits for the ranks; on the first failure (one of them exiting non-zero, or, with {@code others}, any other
      * node's) gives those still running the grace period to end by themselves, then stops them.
      */
@@ -368,7 +392,8 @@ public final class Launcher {
                 break;
             }
             try {
-                Thread.sleep(20);
+                // nothing to watch but the ranks: sleep until one exits; other nodes and a grace period are polled
+                awaitAnyExit(processes, codes, others == null && stopAt == Long.MAX_VALUE ? IDLE_WAIT_MILLIS : 20);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return 130;
