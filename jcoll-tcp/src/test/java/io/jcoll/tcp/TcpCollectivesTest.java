@@ -73,19 +73,7 @@ class TcpCollectivesTest {
         Ranks.all(n, Duration.ofMinutes(5), rank -> {
             try (Communicator comm = TcpGroup.join(rank, n, port, Map.of())) {
                 ByteBuffer data = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
-                for (int i = 0; i < count; i++) {
-                    data.putFloat(i * 4, value(i, rank, a, b));
-                }
-                comm.allReduce(HostBuffer.of(data, DataType.FLOAT32), ReduceOp.SUM);
-                for (int i = 0; i < count; i++) {
-                    double expected = 0;
-                    for (int r = 0; r < n; r++) {
-                        expected += value(i, r, a, b);
-                    }
-                    if (data.getFloat(i * 4) != expected) {
-                        throw new AssertionError("element " + i + " is " + data.getFloat(i * 4) + ", expected " + expected);
-                    }
-                }
+                allReduceMatches(comm, data, count, a, b, "");
                 return null;
             }
         });
@@ -111,18 +99,7 @@ class TcpCollectivesTest {
             try (Communicator comm = TcpGroup.join(rank, n, port, Map.of())) {
                 for (int k = 0; k < offsets.length; k++) {
                     int offset = offsets[(k + rank) % offsets.length];
-                    ByteBuffer data = at(offset, count * 4);
-                    for (int i = 0; i < count; i++) {
-                        data.putFloat(i * 4, value(i, rank, a, b));
-                    }
-                    comm.allReduce(HostBuffer.of(data, DataType.FLOAT32), ReduceOp.SUM);
-                    for (int i = 0; i < count; i++) {
-                        double expected = 0;
-                        for (int r = 0; r < n; r++) {
-                            expected += value(i, r, a, b);
-                        }
-                        assertEquals(expected, data.getFloat(i * 4), "allReduce element " + i + ", offset " + offset);
-                    }
+                    allReduceMatches(comm, at(offset, count * 4), count, a, b, ", offset " + offset);
                     ByteBuffer send = at(offset, n * block * 4);
                     ByteBuffer recv = at(offsets[(k + 2 * rank) % offsets.length], n * block * 4);
                     for (int i = 0; i < n * block; i++) {
@@ -140,6 +117,22 @@ class TcpCollectivesTest {
                 return null;
             }
         });
+    }
+
+    /** Fills {@code data} with this rank's values, sums it in place over every rank, checks it in double precision. */
+    private static void allReduceMatches(Communicator comm, ByteBuffer data, int count, int a, int b, String where) {
+        for (int i = 0; i < count; i++) {
+            data.putFloat(i * 4, value(i, comm.rank(), a, b));
+        }
+        comm.allReduce(HostBuffer.of(data, DataType.FLOAT32), ReduceOp.SUM);
+        for (int i = 0; i < count; i++) {
+            double expected = 0;
+            for (int r = 0; r < comm.size(); r++) {
+                expected += value(i, r, a, b);
+            }
+            int at = i;
+            assertEquals(expected, data.getFloat(i * 4), () -> "allReduce element " + at + where);
+        }
     }
 
     /** {@code bytes} of direct memory starting {@code offset} bytes past a page boundary. */
