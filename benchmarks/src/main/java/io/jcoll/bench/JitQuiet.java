@@ -19,15 +19,21 @@ final class JitQuiet {
     private JitQuiet() {
     }
 
+    /** The compiler's accumulated time in milliseconds, or -1 where the JVM does not report it. */
+    static long compilationMillis() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
+    }
+
     /**
      * Returns once the compiler's time has not grown for {@code quiet}, or after {@code limit} (a JIT that never
      * goes quiet must not hold the benchmark up). Returns at once where the JVM does not report compilation time.
      */
     static void await(Duration quiet, Duration limit) {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+        if (compilationMillis() < 0) {
             return;
         }
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         long end = System.nanoTime() + limit.toNanos();
         long last = jit.getTotalCompilationTime();
         long quietSince = System.nanoTime();

@@ -309,13 +309,11 @@ public final class Perf {
      * nothing new (or the bursts or the time run out). The call counts above leave the large-message paths
      * (pipelines, rings) compiling: where the ranks spin on every core, the compiler's threads get the CPU only
      * between calls, and C2 compiled and threw away the pipeline while the sweep timed it (2 ranks on two CPUs,
-     * benchmarks/RESULTS.md). Between bursts the ranks sleep, so the compiler has the cores to itself; the
+     * benchmarks/results/history-tcp.md). Between bursts the ranks sleep, so the compiler has the cores to itself; the
      * sweep then times code the compiler is done with. Every rank makes the same calls: whether to go on is
      * agreed by an AllReduce of what each rank saw.
      */
     private static void settleLargeSizes(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-        boolean measurable = jit != null && jit.isCompilationTimeMonitoringSupported();
         long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
         for (long bytes : sizes) {
             if (bytes <= SMALL_BYTES || bytes > SETTLE_MAX_BYTES) {
@@ -323,10 +321,10 @@ public final class Perf {
             }
             int calls = settleCalls(bytes);
             for (int burst = 0; burst < SETTLE_MAX_BURSTS; burst++) {
-                long before = measurable ? jit.getTotalCompilationTime() : 0;
+                long before = JitQuiet.compilationMillis();
                 warmUp(comm, o, arenas, bytes, 2 * calls);
                 JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
-                long[] state = {measurable && jit.getTotalCompilationTime() != before ? 1 : 0,
+                long[] state = {JitQuiet.compilationMillis() != before ? 1 : 0,
                         System.nanoTime() - deadline >= 0 ? 1 : 0};
                 comm.allReduce(HostBuffer.of(state), ReduceOp.MAX);
                 if (state[1] != 0) {

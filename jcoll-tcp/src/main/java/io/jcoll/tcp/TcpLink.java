@@ -284,8 +284,7 @@ final class TcpLink implements PointToPoint {
                 }
                 if (!r.matched) {
                     if (!Frame.paddingValid(c.inHeader)) {
-                        throw garbage(c, "a frame with " + Frame.padding(c.inHeader) + " bytes of padding before a "
-                                + Frame.payloadLength(c.inHeader) + "-byte payload");
+                        throw paddingRefused(c);
                     }
                     MatchCheck.check(operation, rank, c.peer, r.signature, r.expected, r.history,
                             Frame.signature(c.inHeader), Frame.payloadLength(c.inHeader), Frame.history(c.inHeader));
@@ -371,6 +370,12 @@ final class TcpLink implements PointToPoint {
             }
         }
         return failed(c, e);
+    }
+
+    /** The current header's padding is none a sender writes (see {@link Frame#paddingValid}). */
+    private ProtocolException paddingRefused(Connection c) {
+        return garbage(c, "a frame with " + Frame.padding(c.inHeader) + " bytes of padding before a "
+                + Frame.payloadLength(c.inHeader) + "-byte payload");
     }
 
     private ProtocolException garbage(Connection c, String what) {
@@ -563,7 +568,7 @@ final class TcpLink implements PointToPoint {
                                 + "of this rank received: the ranks did not run the same collectives with the same "
                                 + "arguments (a different root, say), and their results may differ"));
                         if (!Frame.paddingValid(c.inHeader)) {
-                            note(garbage(c, "a frame with " + Frame.padding(c.inHeader) + " bytes of padding"));
+                            note(paddingRefused(c));
                             return false;
                         }
                         unread[c.peer] = Frame.padding(c.inHeader) + (long) Math.max(0, Frame.payloadLength(c.inHeader));
