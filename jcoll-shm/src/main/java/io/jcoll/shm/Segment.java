@@ -1,7 +1,10 @@
 package io.jcoll.shm;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,17 +27,15 @@ final class Segment implements AutoCloseable {
 
     private final Path path;
     private final FileChannel channel;
-    private final FileMapping mapping;
-    private final ByteBuffer map; // the mapping's buffer, native order
+    private final MappedByteBuffer map;
     private final Layout layout;
     private final long nonce;
     private boolean unmapped;
 
-    private Segment(Path path, FileChannel channel, FileMapping mapping, Layout layout, long nonce) {
+    private Segment(Path path, FileChannel channel, MappedByteBuffer map, Layout layout, long nonce) {
         this.path = path;
         this.channel = channel;
-        this.mapping = mapping;
-        this.map = mapping.buffer();
+        this.map = map;
         this.layout = layout;
         this.nonce = nonce;
     }
@@ -51,12 +52,12 @@ final class Segment implements AutoCloseable {
                 at += ch.write(zeros, at); // "No space left on device" here, not as a SIGBUS when a page is touched
             }
             ch.force(false);
-            FileMapping mapping = FileMapping.map(ch, total);
-            ByteBuffer map = mapping.buffer();
+            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, total);
+            map.order(ByteOrder.nativeOrder());
             map.putInt(VERSION_AT, VERSION);
             map.putLong(NONCE_AT, nonce);
             map.putLong(MAGIC_AT, MAGIC); // last: a joiner that sees it sees everything above
-            return new Segment(path, ch, mapping, layout, nonce);
+            return new Segment(path, ch, map, layout, nonce);
         } catch (IOException | RuntimeException e) {
             ch.close();
             Files.deleteIfExists(path);
@@ -73,14 +74,13 @@ final class Segment implements AutoCloseable {
                 throw new IOException(path + " has " + size + " bytes where the agreed layout needs "
                         + layout.totalBytes() + " (another file of that name, or one cut short)");
             }
-            FileMapping mapping = FileMapping.map(ch, size);
-            ByteBuffer map = mapping.buffer();
+            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            map.order(ByteOrder.nativeOrder());
             if (map.getLong(MAGIC_AT) != MAGIC || map.getLong(NONCE_AT) != nonce || map.getInt(VERSION_AT) != VERSION) {
-                mapping.unmap();
                 throw new IOException(path + " is not the segment rank 0 created for this communicator "
                         + "(its stamp differs: another job's file, or a different jcoll version)");
             }
-            return new Segment(path, ch, mapping, layout, nonce);
+            return new Segment(path, ch, map, layout, nonce);
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
@@ -143,28 +143,53 @@ final class Segment implements AutoCloseable {
         }
         unmapped = true;
         closeDescriptor();
-        mapping.unmap();
+        Unmapper.unmap(map);
     }
 
     /**
-     * Closes the file, for a segment whose mapping a failed call's thread might still touch: unmapped now where a
-     * later touch raises an exception ({@link FileMapping#unmapsSafely}), else kept, valid without the file, until
-     * the collector unmaps it. Idempotent.
+     * Closes the file but keeps the mapping, which stays valid without it: for a segment whose mapping a failed
+     * call's thread might still touch. The file's memory is freed when the collector unmaps it. Idempotent.
      */
-    void release() {
-        closeDescriptor();
-        if (mapping.unmapsSafely() && !unmapped) {
-            unmapped = true;
-            mapping.unmap();
-        }
-    }
-
-    private void closeDescriptor() {
+    void closeDescriptor() {
         PendingFault.raised(); // not inside the channel's closing (see damage), which would then never finish
         try {
             channel.close();
         } catch (IOException e) {
             // nothing to flush: the file is shared memory
+        }
+    }
+
+    /** {@code sun.misc.Unsafe.invokeCleaner}, where the JDK offers it; otherwise the collector unmaps. */
+    private static final class Unmapper {
+        private static final Object UNSAFE;
+        private static final Method INVOKE_CLEANER;
+
+        static {
+            Object unsafe = null;
+            Method cleaner = null;
+            try {
+                Class<?> c = Class.forName("sun.misc.Unsafe");
+                java.lang.reflect.Field f = c.getDeclaredField("theUnsafe");
+                f.setAccessible(true);
+                unsafe = f.get(null);
+                cleaner = c.getMethod("invokeCleaner", ByteBuffer.class);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                unsafe = null;
+                cleaner = null;
+            }
+            UNSAFE = unsafe;
+            INVOKE_CLEANER = cleaner;
+        }
+
+        static void unmap(MappedByteBuffer map) {
+            if (INVOKE_CLEANER == null) {
+                return;
+            }
+            try {
+                INVOKE_CLEANER.invoke(UNSAFE, map);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // left to the collector
+            }
         }
     }
 }

@@ -332,9 +332,9 @@ final class ShmTransport implements Transport {
     }
 
     /**
-     * Tells the peers and stops. The mapping is released only where a thread of the failed call that still touches
-     * it (from another thread's abort, or a caller's bug) gets an exception, not a crash of the JVM
-     * ({@link Segment#release}).
+     * Tells the peers and stops. The file is closed but the mapping is left to the collector rather than unmapped
+     * here: a thread of the failed call might, in a caller's bug, still touch it, and a touch of an unmapped page
+     * would crash the JVM.
      */
     @Override
     public void abort(Throwable cause) {
@@ -346,7 +346,7 @@ final class ShmTransport implements Transport {
         leave(Control.ABORTED, cause);
         crew.close();
         slots.release();
-        segment.release();
+        segment.closeDescriptor();
     }
 
     /**
