@@ -30,11 +30,23 @@ public final class Launcher {
     /**
      * Options every rank's JVM starts with, before the caller's own (JCOLL_JAVA_OPTS, which may override them):
      * native access declared, since JDK 22 and later warn on every process that loads a native library without it
-     * (JNA for MPI, JavaCPP for CUDA and NCCL; JDK 17 accepts the option), and log records on one line each
-     * instead of the JDK's two (a date line, then the message), so that each is one prefixed line of output.
+     * (JNA for MPI, JavaCPP for CUDA and NCCL; JDK 17 accepts the option); log records on one line each instead of
+     * the JDK's two (a date line, then the message), so that each is one prefixed line of output; and, from JDK 23
+     * (which knows the option; the ranks run the launcher's own {@code java}), {@code sun.misc.Unsafe}'s memory
+     * methods allowed as they were, since JDK 24 and later warn at their first use, and the shared-memory transport
+     * unmaps a closed communicator's segment with {@code invokeCleaner} (the only way to free it at once without the
+     * per-access checks that an arena's buffers cost small calls).
      */
-    public static final List<String> RANK_JVM_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED",
-            "-Djava.util.logging.SimpleFormatter.format=%4$s: %5$s%6$s%n");
+    public static final List<String> RANK_JVM_OPTIONS = rankJvmOptions(Runtime.version().feature());
+
+    static List<String> rankJvmOptions(int jdk) {
+        List<String> options = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED",
+                "-Djava.util.logging.SimpleFormatter.format=%4$s: %5$s%6$s%n"));
+        if (jdk >= 23) {
+            options.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        return List.copyOf(options);
+    }
 
     /** Variables a launched rank must take from the launcher, not from the caller's environment. */
     private static final List<String> OWNED = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",

@@ -76,8 +76,9 @@ class LauncherTest {
 
     /**
      * A rank that loads a native library and logs, launched on the newest JDK here (JDK 25 where the development
-     * machines and CI have it, whose JVM warns about restricted methods unless native access is declared): no
-     * such warning, and the record on one line under the rank's prefix, not the JDK's date line and message line.
+     * machines and CI have it, whose JVM warns about restricted methods unless native access is declared, and
+     * about {@code sun.misc.Unsafe.invokeCleaner}, with which the shared-memory transport unmaps): no such warning,
+     * and the record on one line under the rank's prefix, not the JDK's date line and message line.
      */
     @Test
     void ranksDeclareNativeAccessAndLogOneLineARecord() throws Exception {
@@ -89,10 +90,19 @@ class LauncherTest {
         assertEquals(0, r.exit(), r.output());
         assertTrue(r.output().contains("[0] WARNING: one record, one line"), r.output());
         assertFalse(r.output().contains("restricted method"), r.output());
+        assertFalse(r.output().contains("sun.misc.Unsafe"), r.output());
         assertFalse(r.output().matches("(?s).*\\[0\\] \\w{3} \\d+, \\d{4} .*"), "a date line: " + r.output());
         if (!Files.isExecutable(jdk25)) {
             System.out.println("no JDK 25 at " + jdk25 + ": the native-access half was checked on " + java);
         }
+    }
+
+    @Test
+    void theUnsafeOptionGoesOnlyToJvmsThatKnowIt() {
+        assertFalse(Launcher.rankJvmOptions(17).stream().anyMatch(o -> o.startsWith("--sun-misc")));
+        assertFalse(Launcher.rankJvmOptions(22).stream().anyMatch(o -> o.startsWith("--sun-misc")));
+        assertTrue(Launcher.rankJvmOptions(23).contains("--sun-misc-unsafe-memory-access=allow"));
+        assertTrue(Launcher.rankJvmOptions(25).contains("--sun-misc-unsafe-memory-access=allow"));
     }
 
     @Test
