@@ -525,10 +525,9 @@ public final class CommunicatorImpl implements Communicator {
 
     /**
      * Runs an issued call on this thread, in issue order (a group closed by try-with-resources, too). The common
-     * case, nothing queued before it, runs straight through {@link #executeNow} rather than through the suppliers
-     * of {@link #runExclusive} and {@link #traced}: each level of calls between the caller and the transport's
-     * stores is one the JIT may no longer inline into (its depth limit), and a small call is a few hundred
-     * nanoseconds.
+     * case, nothing queued before it, runs straight into {@link #execute} rather than through the supplier of
+     * {@link #runExclusive}: each level of calls between the caller and the transport's stores is one the JIT may
+     * no longer inline into (its depth limit), and a small call is a few hundred nanoseconds.
      */
     void run(Issued issued) {
         if (!issued.inline()) {
@@ -539,14 +538,18 @@ public final class CommunicatorImpl implements Communicator {
             return;
         }
         try {
-            executeNow(issued);
+            execute(issued);
         } finally {
             runLock.unlock();
         }
     }
 
-    /** {@link #execute} without suppliers: {@link #traced} and {@link #guarded} written out. */
-    private void executeNow(Issued issued) {
+    /**
+     * Runs an issued call's transport work, recorded as the call's start and end (flight recorder, JFR), a failure
+     * other than a rejected argument aborting the communicator: {@link #traced} and {@link #guarded} written out,
+     * without their suppliers, for the reason {@link #run} gives.
+     */
+    private void execute(Issued issued) {
         Call call = issued.call();
         long start = issued.startNanos();
         CollectiveEvent event = started(issued, start);
@@ -642,14 +645,6 @@ public final class CommunicatorImpl implements Communicator {
             });
         }
         return worker;
-    }
-
-    private void execute(Issued issued) {
-        long start = issued.startNanos();
-        traced(issued, start, () -> {
-            transport.execute(issued.call(), start + timeoutNanos);
-            return null;
-        });
     }
 
     /** {@link #guarded} work, recorded as the call's start and end (flight recorder, JFR). */
