@@ -17,7 +17,8 @@ import java.nio.charset.StandardCharsets;
  * <p>A block holds the rank's progress counter (every phase of every collective advances it by one, the same
  * sequence on every rank for the same calls), its state (open, closed, aborted, with a reason), its process (pid,
  * so that peers can tell it died), and a ring of its latest calls' signatures (so that peers
- * compare calls before they touch each other's data).
+ * compare calls before they touch each other's data). For single copy ({@link SingleCopy}) it also holds where
+ * peers are to read the rank's data in its current call, and what the rank's probe of its peers' memory found.
  */
 final class Control {
 
@@ -35,6 +36,13 @@ final class Control {
     private static final int REASON_MAX = 2 * Layout.LINE - 28 - 4;
     private static final int ENTERED_AT = 3 * Layout.LINE;
     private static final int CULPRIT_AT = ENTERED_AT + 8;
+    // single copy (SingleCopy, PeerMemory): where the rank's memory is to be read, and its answer to the probe
+    private static final int SOURCE_AT = ENTERED_AT + 16;
+    private static final int CANARY_ADDRESS_AT = ENTERED_AT + 24;
+    private static final int CANARY_VALUE_AT = ENTERED_AT + 32;
+    private static final int READS_PEERS_AT = ENTERED_AT + 40;
+    private static final int SINGLE_COPY_MIN_AT = ENTERED_AT + 48;
+    private static final int SINGLE_COPY_GATHER_MIN_AT = ENTERED_AT + 56;
 
     private static final int TAG_AT = 0;
     private static final int SIGNATURE_AT = 8;
@@ -120,6 +128,56 @@ final class Control {
     record CallRecord(Signature signature, long history) {
         /** The rank has left the call behind: its record was reused by a later call. */
         static final CallRecord PASSED = new CallRecord(null, 0);
+    }
+
+    /**
+     * Where peers read {@code rank}'s data in its current single-copy call (0: they cannot), published by its next
+     * counter advance.
+     */
+    void publishSource(int rank, long address) {
+        map.putLong((int) layout.controlOffset(rank) + SOURCE_AT, address);
+    }
+
+    long source(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + SOURCE_AT);
+    }
+
+    /** A word of {@code rank}'s private memory, at {@code address} and holding {@code value}, for peers to read. */
+    void publishCanary(int rank, long address, long value) {
+        int at = (int) layout.controlOffset(rank);
+        map.putLong(at + CANARY_ADDRESS_AT, address);
+        map.putLong(at + CANARY_VALUE_AT, value);
+    }
+
+    long canaryAddress(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + CANARY_ADDRESS_AT);
+    }
+
+    long canaryValue(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + CANARY_VALUE_AT);
+    }
+
+    /**
+     * Whether {@code rank} read every peer's canary right, and the sizes from which it would read its peers
+     * (published by its next counter advance): every rank must take single copy for the same calls.
+     */
+    void publishSingleCopy(int rank, boolean readsPeers, long minBytes, long gatherMinBytes) {
+        int at = (int) layout.controlOffset(rank);
+        map.putLong(at + READS_PEERS_AT, readsPeers ? 1 : 2);
+        map.putLong(at + SINGLE_COPY_MIN_AT, minBytes);
+        map.putLong(at + SINGLE_COPY_GATHER_MIN_AT, gatherMinBytes);
+    }
+
+    boolean readsPeers(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + READS_PEERS_AT) == 1;
+    }
+
+    long singleCopyMin(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + SINGLE_COPY_MIN_AT);
+    }
+
+    long singleCopyGatherMin(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + SINGLE_COPY_GATHER_MIN_AT);
     }
 
     /**

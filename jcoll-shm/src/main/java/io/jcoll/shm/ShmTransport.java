@@ -24,8 +24,9 @@ import java.util.List;
 
 /**
  * The shared-memory transport: collectives of up to a few kilobytes in one exchange of every rank's box
- * ({@link SmallCollectives}), larger ones through every rank's slots in one segment, point-to-point messages
- * through its rings, progressed by the calling thread. Opened by {@link SegmentSetup}.
+ * ({@link SmallCollectives}), larger ones through every rank's slots in one segment (large all-to-alls and gathers
+ * read straight from the senders' buffers where the ranks may: {@link SingleCopy}), point-to-point messages through
+ * its rings, progressed by the calling thread. Opened by {@link SegmentSetup}.
  */
 final class ShmTransport implements Transport {
 
@@ -53,7 +54,10 @@ final class ShmTransport implements Transport {
     private final PairRings rings;
     private final AlgorithmContext pointToPoint;
     private final int oneStepBytes;
-    private final NetworkReport network;
+    private final String stagesDescription;
+    private final SingleCopy.Offer singleCopyOffer;
+    private SingleCopy singleCopy;       // once the ranks agree (open)
+    private NetworkReport network;
     private long history;
     private boolean closed;
 
@@ -76,15 +80,28 @@ final class ShmTransport implements Transport {
         Tuning tuning = Tuning.from(context.settings());
         this.pointToPoint = new AlgorithmContext(rings, new Scratch(tuning.segmentBytes(), stages), tuning);
         this.oneStepBytes = (int) context.settings().getBytes("JCOLL_SHM_ONE_STEP", DEFAULT_ONE_STEP_BYTES);
-        this.network = new NetworkReport("shared memory among the " + layout.size() + " ranks of this host: "
+        this.stagesDescription = stages.describe();
+        this.singleCopyOffer = SingleCopy.offer(context.settings(), control, context.rank());
+        this.network = report("single copy not yet agreed");
+        control.claim(context.rank(), ProcessHandle.current().pid());
+    }
+
+    private NetworkReport report(String singleCopyState) {
+        Layout layout = segment.layout();
+        return new NetworkReport("shared memory among the " + layout.size() + " ranks of this host: "
                 + "one segment of " + (layout.totalBytes() >> 10) + " KiB (" + layout.slots() + " slots of "
                 + (layout.slotBytes() >> 10) + " KiB per rank, rings of " + (layout.ringBytes() >> 10)
-                + " KiB per pair), unlinked once mapped; " + (crew.size() == 1 ? "each rank copies alone"
-                : "each rank's large copies shared by " + crew.size() + " threads") + "; stages in "
-                + stages.describe() + " host memory",
+                + " KiB per pair), unlinked once mapped; " + singleCopyState + "; " + (crew.size() == 1
+                ? "each rank copies alone" : "each rank's large copies shared by " + crew.size() + " threads")
+                + "; stages in " + stagesDescription + " host memory",
                 List.of("SHM"), null, List.of(segment.path().getParent().toString()), null, List.of(),
                 "jcoll's shm transport");
-        control.claim(context.rank(), ProcessHandle.current().pid());
+    }
+
+    /** Whether large moves read the peers' buffers directly: every rank says what it found, and all agree. */
+    private void agreeOnSingleCopy() {
+        singleCopy = singleCopyOffer.agree(control, slots, waiter, segment.layout().size());
+        network = report(singleCopy.describe());
     }
 
     /**
@@ -141,6 +158,7 @@ final class ShmTransport implements Transport {
             transport.waiter.begin(null, System.nanoTime() + context.timeout().toNanos());
             transport.slots.publish();
             transport.waiter.awaitAll(1);
+            transport.agreeOnSingleCopy();
             SegmentSetup.forget(context);
         } catch (JcollException e) {
             transport.abort(e);
@@ -260,6 +278,9 @@ final class ShmTransport implements Transport {
 
     /** A collective too large for the boxes (or one they do not take), chunk by chunk through the slots. */
     private void runThroughSlots(Call call, Signature signature) {
+        if (singleCopy.covers(call) && singleCopy.run(slots, call)) {
+            return;
+        }
         switch (call.operation()) {
             case ALL_REDUCE -> ShmAllReduce.run(slots, call, -1, oneStepBytes);
             case REDUCE -> ShmAllReduce.run(slots, call, call.root(), oneStepBytes);

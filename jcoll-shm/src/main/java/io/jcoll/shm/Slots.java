@@ -101,6 +101,11 @@ final class Slots {
         waiter.compareCallsWith(disagreements);
     }
 
+    /** Whether the current call's buffers all give views, so that the crew may share its copies. */
+    boolean viewsOnly() {
+        return viewsOnly;
+    }
+
     /** The next chunk's slot, once every rank has finished reading what it last held. */
     int nextSlot() {
         int k = (int) (chunk++ % freeAt.length);

@@ -36,9 +36,14 @@ class ShmFaultTest {
     }
 
     static Job runAndSignal(String signal, Path dir) throws Exception {
+        return runAndSignal(signal, dir, "allreduce");
+    }
+
+    /** Three rank processes looping over 1 MB calls of {@code op}; {@code signal} (null: none) for rank 1 once all are in. */
+    static Job runAndSignal(String signal, Path dir, String op) throws Exception {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.jcoll.launch.Launcher", "-n", "3", "--",
-                LoopingRankMain.class.getName(), "1024", "100000000");
+                LoopingRankMain.class.getName(), "1024", signal == null ? "60" : "100000000", op);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("JCOLL_TIMEOUT", TIMEOUT_SECONDS + "s");
         pb.environment().put("JCOLL_LAUNCH_GRACE", "5");
@@ -61,7 +66,7 @@ class ShmFaultTest {
                     if (m.group(1).equals("1")) {
                         victim = Long.parseLong(m.group(2));
                     }
-                    if (in == 3) {
+                    if (in == 3 && signal != null) {
                         Thread.sleep(300);
                         signalledAt = System.currentTimeMillis();
                         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(victim)).start().waitFor());
@@ -70,7 +75,9 @@ class ShmFaultTest {
             }
         }
         assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), String.join("\n", lines));
-        new ProcessBuilder("kill", "-KILL", Long.toString(victim)).start().waitFor(); // a stopped one, if still there
+        if (signal != null) {
+            new ProcessBuilder("kill", "-KILL", Long.toString(victim)).start().waitFor(); // a stopped one, if still there
+        }
         return new Job(lines, signalledAt);
     }
 
@@ -109,6 +116,35 @@ class ShmFaultTest {
         Job job = runAndSignal("STOP", dir);
         // a survivor whose own timeout comes a moment later learns it from the first one's abort, naming rank 1 too
         assertSurvivorsNamedRankOne(job, Set.of("CollectiveTimeoutException", "PeerFailureException"), (TIMEOUT_SECONDS + 1) * 1000L, "SIGSTOP");
+        assertEmpty(dir);
+    }
+
+    /**
+     * Rank processes reading each other's buffers (single copy, which all-to-alls take from 512 KB: the 1 MB ones
+     * here do): every result checked by the ranks, and the ranks say single copy is on.
+     */
+    @Test
+    void rankProcessesReadEachOthersBuffers(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVmRead.unavailableReason() == null,
+                ProcessVmRead.unavailableReason()); // the ranks run this JVM's java
+        Job job = runAndSignal(null, dir, "alltoall");
+        long in = job.lines().stream().filter(l -> IN.matcher(l).find()).count();
+        assertEquals(3, in, String.join("\n", job.lines()));
+        for (String line : job.lines()) {
+            if (IN.matcher(line).find()) {
+                assertTrue(line.contains("for all-to-alls from 512 KiB"), line);
+            }
+        }
+        assertEquals(3, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
+        assertEmpty(dir);
+    }
+
+    /** A rank killed while its peers read its buffer, or wait for it to read theirs: named by both at once. */
+    @Test
+    void aRankKilledDuringSingleCopyIsNamedByEverySurvivorAtOnce(@TempDir Path dir) throws Exception {
+        Job job = runAndSignal("KILL", dir, "alltoall");
+        assertSurvivorsNamedRankOne(job, Set.of("PeerFailureException"), (TIMEOUT_SECONDS + 1) * 1000L,
+                "SIGKILL during single copy");
         assertEmpty(dir);
     }
 }

@@ -11,9 +11,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A rank process that runs all-reduces of its rank-dependent values and checks every result, until something
- * goes wrong or {@code rounds} are done. Prints its pid once the first all-reduce is in, and what it caught with
- * the wall-clock time. Arguments: kilobytes per all-reduce, rounds.
+ * A rank process that runs all-reduces (or all-to-alls) of its rank-dependent values and checks every result,
+ * until something goes wrong or {@code rounds} are done. Prints its pid and its network once the first call is
+ * in, and what it caught with the wall-clock time. Arguments: kilobytes per call, rounds, and optionally
+ * {@code alltoall}.
  */
 public final class LoopingRankMain {
 
@@ -23,26 +24,37 @@ public final class LoopingRankMain {
     public static void main(String[] args) {
         int count = Integer.parseInt(args[0]) * 256;
         long rounds = Long.parseLong(args[1]);
+        boolean allToAll = args.length > 2 && args[2].equals("alltoall");
         try (Communicator comm = Jcoll.fromEnvironment()) {
             ByteBuffer data = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
+            ByteBuffer out = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
             HostBuffer buffer = HostBuffer.of(data, DataType.FLOAT32);
             int n = comm.size();
+            int block = count / n;
+            int me = comm.rank();
             try {
                 for (long round = 0; round < rounds; round++) {
                     for (int i = 0; i < count; i++) {
-                        data.putFloat(i * 4, comm.rank() + (i % 7));
+                        data.putFloat(i * 4, me + (i % 7) + (round % 5));
                     }
-                    comm.allReduce(buffer, ReduceOp.SUM);
-                    for (int i = 0; i < count; i++) {
-                        float expected = n * (n - 1) / 2f + n * (i % 7);
-                        if (data.getFloat(i * 4) != expected) {
-                            System.out.println("WRONG element " + i + ": " + data.getFloat(i * 4) + " != " + expected);
+                    if (allToAll) {
+                        comm.allToAll(buffer, HostBuffer.of(out, DataType.FLOAT32), block);
+                    } else {
+                        comm.allReduce(buffer, ReduceOp.SUM);
+                    }
+                    for (int i = 0; i < (allToAll ? block * n : count); i++) {
+                        // all-to-all: element i comes from rank i / block, its block for this rank
+                        float expected = allToAll ? i / block + ((me * block + i % block) % 7) + (round % 5)
+                                : n * (n - 1) / 2f + n * (i % 7) + n * (round % 5);
+                        float got = (allToAll ? out : data).getFloat(i * 4);
+                        if (got != expected) {
+                            System.out.println("WRONG element " + i + ": " + got + " != " + expected);
                             System.exit(3);
                         }
                     }
                     if (round == 0) {
                         System.out.println("IN pid=" + ProcessHandle.current().pid() + " transport="
-                                + comm.transport().name());
+                                + comm.transport().name() + " network=" + comm.network().summary());
                     }
                 }
                 System.out.println("DONE");

@@ -1,0 +1,106 @@
+package io.jcoll.shm;
+
+import io.jcoll.exceptions.PeerFailureException;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Reads the peers' process memory with {@link ProcessVmRead} (Linux's cross-memory attach): one copy from a
+ * peer's buffer into this rank's, as Open MPI's shared-memory path does for large messages. The kernel allows it
+ * where this process may trace the peer (the same user and a Yama {@code ptrace_scope} that permits it, or root);
+ * {@link #probe} finds out by reading a word whose address and value the peer published, which also proves that
+ * the pid names the peer's process and not another one (of another pid namespace, say). Only reads: nothing here
+ * writes another process's memory, and a wrong address gives a clear failure or wrong bytes in this rank's own
+ * buffer, never a fault.
+ */
+final class PeerMemory {
+
+    /** Bytes of the direct buffer a thread reads through where the destination has no address (a heap buffer). */
+    private static final int BOUNCE_BYTES = 256 << 10;
+    private static final ThreadLocal<ByteBuffer> BOUNCE = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BOUNCE_BYTES));
+
+    private final int rank;
+    private final long[] pids;
+
+    private PeerMemory(int rank, long[] pids) {
+        this.rank = rank;
+        this.pids = pids;
+    }
+
+    /** The memory of the processes {@code pids} (by rank), without a probe. */
+    static PeerMemory of(int rank, long[] pids) {
+        return new PeerMemory(rank, pids.clone());
+    }
+
+    /**
+     * Reads each peer's canary word ({@code pids}, {@code canaryAddresses} and {@code canaryValues} by rank; this
+     * rank's own entry is skipped): the memory, or null with the reason in {@code why[0]} where this JDK cannot
+     * read another process's memory or a peer's word cannot be read or holds something else.
+     */
+    static PeerMemory probe(int rank, long[] pids, long[] canaryAddresses, long[] canaryValues, String[] why) {
+        why[0] = ProcessVmRead.unavailableReason();
+        if (why[0] != null) {
+            return null;
+        }
+        ByteBuffer word = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+        for (int peer = 0; peer < pids.length; peer++) {
+            if (peer == rank) {
+                continue;
+            }
+            try {
+                word.clear();
+                while (word.hasRemaining() && ProcessVmRead.read(pids[peer], canaryAddresses[peer] + word.position(), word) > 0) {
+                    // the rest of the word, if the kernel stopped short
+                }
+                if (word.hasRemaining() || word.getLong(0) != canaryValues[peer]) {
+                    why[0] = "process " + pids[peer] + " does not hold rank " + peer + "'s canary (its pid names "
+                            + "another process here, as from another pid namespace)";
+                }
+            } catch (IOException e) {
+                why[0] = "rank " + rank + " could not read rank " + peer + "'s memory (process " + pids[peer] + "): "
+                        + e.getMessage();
+            }
+            if (why[0] != null) {
+                return null;
+            }
+        }
+        return of(rank, pids);
+    }
+
+    /**
+     * Copies {@code dst.remaining()} bytes of {@code peer}'s memory from {@code address} into {@code dst} (through
+     * a bounce buffer of this thread's where {@code dst} is on the heap); safe from several threads at once.
+     */
+    void read(int peer, long address, ByteBuffer dst, String operation) {
+        long at = address;
+        try {
+            if (dst.isDirect()) {
+                while (dst.hasRemaining()) {
+                    at += readSome(peer, at, dst);
+                }
+                return;
+            }
+            ByteBuffer bounce = BOUNCE.get();
+            while (dst.hasRemaining()) {
+                bounce.clear().limit(Math.min(bounce.capacity(), dst.remaining()));
+                while (bounce.hasRemaining()) {
+                    at += readSome(peer, at, bounce);
+                }
+                dst.put(bounce.flip());
+            }
+        } catch (IOException e) {
+            throw new PeerFailureException(operation, rank, peer, "could not read rank " + peer + "'s buffer at 0x"
+                    + Long.toHexString(at) + " (process " + pids[peer] + "): " + e.getMessage(), e);
+        }
+    }
+
+    private long readSome(int peer, long at, ByteBuffer dst) throws IOException {
+        int n = ProcessVmRead.read(pids[peer], at, dst);
+        if (n == 0) {
+            throw new IOException("nothing could be read there");
+        }
+        return n;
+    }
+}

@@ -1,0 +1,212 @@
+package io.jcoll.shm;
+
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.testing.Case;
+import io.jcoll.testing.Ranks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Single copy: ranks reading each other's buffers with process_vm_readv (ranks as threads here read their own
+ * process's memory; the process ranks of ShmFaultTest read each other's). Every call of every size takes it here
+ * (JCOLL_SHM_SINGLE_COPY_MIN=1, no boxes) where its buffers allow, against the double-precision reference. JDK
+ * 17-21 have no binding: there the ranks say so and take the slots.
+ */
+class SingleCopyTest {
+
+    private static final int[] COUNTS = {0, 1, 2, 13, 97, 1000, 4099};
+    private static final Map<String, String> EVERY_CALL = Map.of("JCOLL_SHM_SINGLE_COPY_MIN", "1",
+            "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "1", "JCOLL_SHM_BOX", "0", "JCOLL_SHM_SLOT", "4K", "JCOLL_SHM_RING", "4K",
+            "JCOLL_TCP_SEGMENT", "1K");
+
+    /**
+     * Every collective, type, count, memory kind (all-to-all, all-gather and gather of direct buffers read
+     * directly; heap buffers and arrays, which have no address, through the slots), in and out of place, and the
+     * rooted ones with every root.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {1, 2, 3, 5})
+    void everyCollectiveMatchesTheReference(int n) {
+        matches(n, EVERY_CALL);
+    }
+
+    /** The same with crews of three sharing each rank's reads, in shares as small as 64 bytes. */
+    @ParameterizedTest(name = "{0} ranks, crews of 3")
+    @ValueSource(ints = {2, 3})
+    void everyCollectiveMatchesTheReferenceWithCrews(int n) {
+        Map<String, String> settings = new HashMap<>(EVERY_CALL);
+        settings.put("JCOLL_SHM_THREADS", "3");
+        settings.put("JCOLL_SHM_SHARE_MIN", "64");
+        matches(n, settings);
+    }
+
+    private static void matches(int n, Map<String, String> settings) {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        List<Case> cases = new ArrayList<>(Case.matrix(COUNTS, true, n));
+        cases.addAll(Case.extendedMatrix(COUNTS, n, cases.size()));
+        int port = ShmGroup.freePort();
+        List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
+                String summary = comm.network().summary();
+                assertTrue(summary.contains("for all-to-alls from 1 byte and gathers from 1 byte"), summary);
+                return Case.runAll(comm, cases);
+            }
+        });
+        Case.allReducesAgree(cases, results);
+    }
+
+    /**
+     * Ranks whose buffers differ in kind: where any rank's input is a heap buffer, every rank takes the slots for
+     * that call, having seen the same addresses; where only outputs are, they are read into through a bounce
+     * buffer. Fresh random data, 4 ranks, counts not divisible by them, checked element by element.
+     */
+    @Test
+    void ranksWithDirectAndHeapBuffersAgreeOnThePath() {
+        int n = 4;
+        int port = ShmGroup.freePort();
+        long seed = new SplittableRandom().nextLong();
+        Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, EVERY_CALL)) {
+                for (int round = 0; round < 4; round++) {
+                    // inputs: all direct in even rounds, one rank's on the heap in odd ones; outputs mixed always
+                    boolean direct = round % 2 == 0 || rank != round;
+                    boolean directOut = rank % 2 == 0;
+                    int count = 997 + 13 * round;
+                    // all-to-all: rank r's block for d holds value(r, d, i)
+                    ByteBuffer send = buffer(direct, count * n);
+                    for (int d = 0; d < n; d++) {
+                        for (int i = 0; i < count; i++) {
+                            send.putFloat((d * count + i) * 4, value(seed, rank, d, i));
+                        }
+                    }
+                    ByteBuffer recv = buffer(directOut, count * n);
+                    comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), HostBuffer.of(recv, DataType.FLOAT32), count);
+                    for (int s = 0; s < n; s++) {
+                        for (int i = 0; i < count; i++) {
+                            assertEquals(value(seed, s, rank, i), recv.getFloat((s * count + i) * 4), "all-to-all");
+                        }
+                    }
+                    // all-gather of each rank's block for itself
+                    ByteBuffer mine = buffer(direct, count);
+                    for (int i = 0; i < count; i++) {
+                        mine.putFloat(i * 4, value(seed, rank, rank, i));
+                    }
+                    ByteBuffer all = buffer(directOut, count * n);
+                    comm.allGather(HostBuffer.of(mine, DataType.FLOAT32), HostBuffer.of(all, DataType.FLOAT32), count);
+                    for (int s = 0; s < n; s++) {
+                        for (int i = 0; i < count; i++) {
+                            assertEquals(value(seed, s, s, i), all.getFloat((s * count + i) * 4), "all-gather");
+                        }
+                    }
+                    // and a broadcast (always the slots) between them, from a root of either kind
+                    int root = round % n;
+                    ByteBuffer b = buffer(direct, count);
+                    if (rank == root) {
+                        for (int i = 0; i < count; i++) {
+                            b.putFloat(i * 4, value(seed, root, -1, i));
+                        }
+                    }
+                    comm.broadcast(HostBuffer.of(b, DataType.FLOAT32), root);
+                    for (int i = 0; i < count; i++) {
+                        assertEquals(value(seed, root, -1, i), b.getFloat(i * 4), "broadcast");
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    private static ByteBuffer buffer(boolean direct, int floats) {
+        return (direct ? ByteBuffer.allocateDirect(floats * 4) : ByteBuffer.allocate(floats * 4))
+                .order(ByteOrder.nativeOrder());
+    }
+
+    private static float value(long seed, int from, int to, int i) {
+        return new SplittableRandom(seed ^ (from * 0x9E3779B97F4A7C15L) ^ (to * 0xBF58476D1CE4E5B9L) ^ i).nextInt(1 << 20);
+    }
+
+    @Test
+    void offIsHonouredAndSaid() {
+        int n = 2;
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_SINGLE_COPY", "off"))) {
+                String summary = comm.network().summary();
+                assertTrue(summary.contains("single copy off (JCOLL_SHM_SINGLE_COPY=off)"), summary);
+                return null;
+            }
+        });
+    }
+
+    /** Without a binding (JDK 17-21) every rank says why single copy is off. */
+    @Test
+    void olderJdksSayWhySingleCopyIsOff() {
+        assumeTrue(Runtime.version().feature() < 22);
+        int n = 2;
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of())) {
+                String summary = comm.network().summary();
+                assertTrue(summary.contains("single copy off (it needs JDK 22 or later"), summary);
+                return null;
+            }
+        });
+    }
+
+    /**
+     * Ranks given different sizes to start from would take different paths for one call (one reading its peers,
+     * the other through the slots): single copy is off for all of them, saying why, and calls of every size agree.
+     */
+    @Test
+    void ranksWithDifferentSizesKeepToTheSlotsAlike() {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        int n = 3;
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(1), rank -> {
+            Map<String, String> settings = new HashMap<>(EVERY_CALL);
+            settings.put("JCOLL_SHM_SINGLE_COPY_MIN", rank == 2 ? "1M" : "1");
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
+                String summary = comm.network().summary();
+                assertTrue(summary.contains("single copy off (rank ") && summary.contains("set them alike"), summary);
+                int count = 1009;
+                ByteBuffer send = buffer(true, count * n);
+                ByteBuffer recv = buffer(true, count * n);
+                for (int i = 0; i < count * n; i++) {
+                    send.putFloat(i * 4, rank * 100_000 + i);
+                }
+                comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), HostBuffer.of(recv, DataType.FLOAT32), count);
+                for (int s = 0; s < n; s++) {
+                    for (int i = 0; i < count; i++) {
+                        assertEquals(s * 100_000 + rank * count + i, recv.getFloat((s * count + i) * 4));
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    @Test
+    void aSettingOtherThanAutoOrOffIsRefused() {
+        int port = ShmGroup.freePort();
+        RuntimeException e = assertThrows(RuntimeException.class,
+                () -> ShmGroup.join(0, 1, port, Map.of("JCOLL_SHM_SINGLE_COPY", "yes")).close());
+        assertTrue(String.valueOf(e.getMessage()).contains("JCOLL_SHM_SINGLE_COPY must be auto or off"), e.toString());
+    }
+}
