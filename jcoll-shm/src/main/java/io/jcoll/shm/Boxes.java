@@ -1,5 +1,6 @@
 package io.jcoll.shm;
 
+import io.jcoll.exceptions.CollectiveMismatchException;
 import io.jcoll.exceptions.ProtocolException;
 import io.jcoll.spi.Signature;
 import io.jcoll.spi.StagedAccess;
@@ -291,7 +292,16 @@ final class Boxes {
     /** Waits for {@code p}'s box of box call {@code sequence} and compares it with this rank's. */
     private void readPeer(Slots s, int p, long sequence, boolean earlier) {
         int box = boxOf(sequence);
-        awaitBox(p, box, sequence);
+        try {
+            awaitBox(p, box, sequence);
+        } catch (CollectiveMismatchException e) {
+            // the wait compared the peer's record of this call with this one's and found the histories differ: the
+            // calls this rank left unread name the difference, where one of them is it (their boxes are posted)
+            if (!earlier && unreadFrom != 0) {
+                settle(s);
+            }
+            throw e;
+        }
         ByteBuffer mine = boxes[rank][box];
         ByteBuffer theirs = boxes[p][box];
         if (!sameCall(theirs, mine)) {
