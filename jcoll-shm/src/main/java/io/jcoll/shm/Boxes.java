@@ -293,13 +293,9 @@ final class Boxes {
     private void readPeer(Slots s, int p, long sequence, boolean earlier) {
         int box = boxOf(sequence);
         try {
-            awaitBox(p, box, sequence);
+            awaitBox(p, box, sequence); // the wait compares the peer's record of the call as it goes
         } catch (CollectiveMismatchException e) {
-            // the wait compared the peer's record of this call with this one's and found the histories differ: the
-            // calls this rank left unread name the difference, where one of them is it (their boxes are posted)
-            if (!earlier && unreadFrom != 0) {
-                settle(s);
-            }
+            settleFirst(s, earlier);
             throw e;
         }
         ByteBuffer mine = boxes[rank][box];
@@ -307,13 +303,24 @@ final class Boxes {
         if (!sameCall(theirs, mine)) {
             Signature theirCall = Signature.readFrom(theirs, SIGNATURE_AT);
             long theirHistory = theirs.getLong(HISTORY_AT);
-            if (!earlier && unreadFrom != 0 && theirCall.equals(Signature.readFrom(mine, SIGNATURE_AT))) {
-                settle(s); // the same call after different ones: the calls this rank left unread name the difference
+            if (theirCall.equals(Signature.readFrom(mine, SIGNATURE_AT))) {
+                settleFirst(s, earlier); // the same call after different ones
             }
             throw earlier
                     ? s.compareEarlier(p, Signature.readFrom(mine, SIGNATURE_AT), mine.getLong(HISTORY_AT),
                             theirCall, theirHistory)
                     : s.compare(p, theirCall, theirHistory);
+        }
+    }
+
+    /**
+     * Before a disagreement found in a call of this rank's own is thrown: the calls it left unread, if any (their
+     * boxes are posted), which throw the difference that came first where one of them holds it (a broadcast whose
+     * root the ranks disagree about, found only as their histories differ in the next call).
+     */
+    private void settleFirst(Slots s, boolean earlier) {
+        if (!earlier && unreadFrom != 0) {
+            settle(s);
         }
     }
 

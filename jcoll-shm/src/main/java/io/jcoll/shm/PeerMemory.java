@@ -44,17 +44,15 @@ final class PeerMemory {
         if (why[0] != null) {
             return null;
         }
+        PeerMemory memory = of(rank, pids);
         ByteBuffer word = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
         for (int peer = 0; peer < pids.length; peer++) {
             if (peer == rank) {
                 continue;
             }
             try {
-                word.clear();
-                while (word.hasRemaining() && ProcessVmRead.read(pids[peer], canaryAddresses[peer] + word.position(), word) > 0) {
-                    // the rest of the word, if the kernel stopped short
-                }
-                if (word.hasRemaining() || word.getLong(0) != canaryValues[peer]) {
+                memory.readFully(peer, canaryAddresses[peer], word.clear());
+                if (word.getLong(0) != canaryValues[peer]) {
                     why[0] = "process " + pids[peer] + " does not hold rank " + peer + "'s canary (its pid names "
                             + "another process here, as from another pid namespace)";
                 }
@@ -66,7 +64,7 @@ final class PeerMemory {
                 return null;
             }
         }
-        return of(rank, pids);
+        return memory;
     }
 
     /**
@@ -77,30 +75,31 @@ final class PeerMemory {
         long at = address;
         try {
             if (dst.isDirect()) {
-                while (dst.hasRemaining()) {
-                    at += readSome(peer, at, dst);
-                }
+                readFully(peer, at, dst);
                 return;
             }
             ByteBuffer bounce = BOUNCE.get();
             while (dst.hasRemaining()) {
                 bounce.clear().limit(Math.min(bounce.capacity(), dst.remaining()));
-                while (bounce.hasRemaining()) {
-                    at += readSome(peer, at, bounce);
-                }
+                readFully(peer, at, bounce);
+                at += bounce.position();
                 dst.put(bounce.flip());
             }
         } catch (IOException e) {
-            throw new PeerFailureException(operation, rank, peer, "could not read rank " + peer + "'s buffer at 0x"
+            throw new PeerFailureException(operation, rank, peer, "could not read rank " + peer + "'s buffer from 0x"
                     + Long.toHexString(at) + " (process " + pids[peer] + "): " + e.getMessage(), e);
         }
     }
 
-    private long readSome(int peer, long at, ByteBuffer dst) throws IOException {
-        int n = ProcessVmRead.read(pids[peer], at, dst);
-        if (n == 0) {
-            throw new IOException("nothing could be read there");
+    /** Fills the direct buffer {@code dst} from {@code peer}'s memory at {@code address}, as many reads as it takes. */
+    private void readFully(int peer, long address, ByteBuffer dst) throws IOException {
+        long at = address;
+        while (dst.hasRemaining()) {
+            int n = ProcessVmRead.read(pids[peer], at, dst);
+            if (n == 0) {
+                throw new IOException("nothing could be read at 0x" + Long.toHexString(at));
+            }
+            at += n;
         }
-        return n;
     }
 }

@@ -56,7 +56,7 @@ final class ShmTransport implements Transport {
     private final int oneStepBytes;
     private final String stagesDescription;
     private final SingleCopy.Offer singleCopyOffer;
-    private SingleCopy singleCopy;       // once the ranks agree (open)
+    private SingleCopy singleCopy;       // these two once the ranks agree (open)
     private NetworkReport network;
     private long history;
     private boolean closed;
@@ -82,7 +82,6 @@ final class ShmTransport implements Transport {
         this.oneStepBytes = (int) context.settings().getBytes("JCOLL_SHM_ONE_STEP", DEFAULT_ONE_STEP_BYTES);
         this.stagesDescription = stages.describe();
         this.singleCopyOffer = SingleCopy.offer(context.settings(), control, context.rank());
-        this.network = report("single copy not yet agreed");
         control.claim(context.rank(), ProcessHandle.current().pid());
     }
 

@@ -1,6 +1,7 @@
 package io.jcoll.shm;
 
 import io.jcoll.HostBuffer;
+import io.jcoll.probe.Limits;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
 import io.jcoll.spi.Settings;
@@ -31,6 +32,7 @@ final class SingleCopy {
     static final long DEFAULT_GATHER_MIN_BYTES = 32 << 20;
     /** Bytes a crew member reads in one go from memory it can view: a read is one system call. */
     private static final int VIEW_CHUNK_BYTES = 4 << 20;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Control control;
     private final PeerMemory memory; // null: off
@@ -66,7 +68,7 @@ final class SingleCopy {
                     + "sizes of 0 or more (were " + min + " and " + gatherMin + ")");
         }
         ByteBuffer canary = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
-        long value = new SecureRandom().nextLong();
+        long value = RANDOM.nextLong();
         canary.putLong(0, value);
         boolean on = mode.equals("auto");
         // off: not even bound (binding a native call makes the JVM warn without --enable-native-access)
@@ -119,12 +121,7 @@ final class SingleCopy {
     String describe() {
         return memory == null ? "single copy off (" + offBecause + ")"
                 : "single copy (each rank reads its peers' buffers with process_vm_readv) for all-to-alls from "
-                + bytes(minBytes) + " and gathers from " + bytes(gatherMinBytes);
-    }
-
-    private static String bytes(long n) {
-        return n >= (1 << 20) && n % (1 << 20) == 0 ? (n >> 20) + " MiB"
-                : n >= 1024 && n % 1024 == 0 ? (n >> 10) + " KiB" : n + (n == 1 ? " byte" : " bytes");
+                + Limits.describe(minBytes) + " and gathers from " + Limits.describe(gatherMinBytes);
     }
 
     /** Whether {@code call} is one this path takes (the same answer on every rank: it depends on the signature only). */

@@ -65,7 +65,7 @@ class SingleCopyTest {
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
-                assertTrue(summary.contains("for all-to-alls from 1 byte and gathers from 1 byte"), summary);
+                assertTrue(summary.contains("for all-to-alls from 1 B and gathers from 1 B"), summary);
                 return Case.runAll(comm, cases);
             }
         });
