@@ -4,10 +4,11 @@
 # ("old", first), alternated in rounds with Open MPI over TCP timed in the same rounds (TRANSPORT=shm: jcoll's
 # shared-memory transport, and Open MPI's default path on one host, shared memory).
 #   [OLD_JARS=.gpu-old] [TRANSPORT=shm] RANKS="8 4" OPS="allreduce allgather" [LO=8M HI=32M FACTOR=2 WARM=5 ITERS=50 ROUNDS=2] \
-#     [LIMIT=200] [NO_MPI=1] [JIT_WARMUP=CALLS] [IN_PLACE=1] \
+#     [LIMIT=200] [NO_MPI=1] [NO_NEW=1] [JIT_WARMUP=CALLS] [IN_PLACE=1] \
 #     [VARIANTS="new-128K:JCOLL_TCP_MIN_SEGMENT=128K ch1:JCOLL_TCP_CHANNELS=1"] bash benchmarks/gpu/ab.sh
 # Writes $OUT/ab.log (and lscpu.txt); each ab.sh run is cut at LIMIT seconds, its finished rounds kept. NO_MPI=1
-# leaves Open MPI out (for ops its mpi_bench does not run: reduce, gather, scatter); IN_PLACE=1 times jcoll in place.
+# leaves Open MPI out (for ops its mpi_bench does not run: reduce, gather, scatter); IN_PLACE=1 times jcoll in
+# place; NO_NEW=1 leaves out the bundle's build with its defaults (VARIANTS then name every setting timed).
 # An old build's jars, here: mkdir .gpu-old && cp OLD_TREE/jcoll-*/target/jcoll-*-SNAPSHOT.jar
 #   OLD_TREE/benchmarks/target/benchmarks-*-SNAPSHOT.jar .gpu-old/ (not the shaded benchmarks.jar: carry is 64 MiB).
 set -uo pipefail
@@ -16,7 +17,7 @@ export MPI_BENCH=$PWD/.gpu-tests/mpi_bench
 lscpu > "$OUT/lscpu.txt"
 variants=()
 [[ -n ${OLD_JARS:-} ]] && variants+=("old:JCOLL_CP=$PWD/$OLD_JARS/*:$JCOLL_CP")
-variants+=(new)
+[[ -z ${NO_NEW:-} ]] && variants+=(new)
 read -ra more <<< "${VARIANTS:-}"
 variants+=("${more[@]}")
 for n in ${RANKS:-8}; do

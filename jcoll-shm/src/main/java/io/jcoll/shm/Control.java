@@ -43,6 +43,8 @@ final class Control {
     private static final int READS_PEERS_AT = ENTERED_AT + 40;
     private static final int SINGLE_COPY_MIN_AT = ENTERED_AT + 48;
     private static final int SINGLE_COPY_GATHER_MIN_AT = ENTERED_AT + 56;
+    private static final int SINGLE_COPY_BROADCAST_MIN_AT = ENTERED_AT + 64;
+    private static final int CREW_AT = ENTERED_AT + 72;
 
     private static final int TAG_AT = 0;
     private static final int SIGNATURE_AT = 8;
@@ -158,14 +160,18 @@ final class Control {
     }
 
     /**
-     * Whether {@code rank} read every peer's canary right, and the sizes from which it would read its peers
-     * (published by its next counter advance): every rank must take single copy for the same calls.
+     * Whether {@code rank} read every peer's canary right, the sizes it was given from which to read its peers
+     * (-1 where not given), and how many threads share its copies (published by its next counter advance): every
+     * rank must take single copy for the same calls.
      */
-    void publishSingleCopy(int rank, boolean readsPeers, long minBytes, long gatherMinBytes) {
+    void publishSingleCopy(int rank, boolean readsPeers, long minBytes, long gatherMinBytes, long broadcastMinBytes,
+                           int crew) {
         int at = (int) layout.controlOffset(rank);
         map.putLong(at + READS_PEERS_AT, readsPeers ? 1 : 2);
         map.putLong(at + SINGLE_COPY_MIN_AT, minBytes);
         map.putLong(at + SINGLE_COPY_GATHER_MIN_AT, gatherMinBytes);
+        map.putLong(at + SINGLE_COPY_BROADCAST_MIN_AT, broadcastMinBytes);
+        map.putLong(at + CREW_AT, crew);
     }
 
     boolean readsPeers(int rank) {
@@ -178,6 +184,14 @@ final class Control {
 
     long singleCopyGatherMin(int rank) {
         return map.getLong((int) layout.controlOffset(rank) + SINGLE_COPY_GATHER_MIN_AT);
+    }
+
+    long singleCopyBroadcastMin(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + SINGLE_COPY_BROADCAST_MIN_AT);
+    }
+
+    long crew(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + CREW_AT);
     }
 
     /**

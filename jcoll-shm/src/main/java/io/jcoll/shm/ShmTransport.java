@@ -81,7 +81,7 @@ final class ShmTransport implements Transport {
         this.pointToPoint = new AlgorithmContext(rings, new Scratch(tuning.segmentBytes(), stages), tuning);
         this.oneStepBytes = (int) context.settings().getBytes("JCOLL_SHM_ONE_STEP", DEFAULT_ONE_STEP_BYTES);
         this.stagesDescription = stages.describe();
-        this.singleCopyOffer = SingleCopy.offer(context.settings(), control, context.rank());
+        this.singleCopyOffer = SingleCopy.offer(context.settings(), control, context.rank(), crew.size());
         control.claim(context.rank(), ProcessHandle.current().pid());
     }
 

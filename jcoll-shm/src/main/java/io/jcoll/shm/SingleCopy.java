@@ -12,24 +12,35 @@ import java.nio.ByteOrder;
 import java.security.SecureRandom;
 
 /**
- * Large all-to-alls and gathers with one copy a byte: each rank reads what it receives straight out of the
- * sending rank's buffer ({@link PeerMemory}) instead of the sender copying it into its slot and the receiver out
- * again. Two phases a call: every rank publishes where its input is (0 where it cannot be read: a heap buffer, an
- * array, GPU memory) and waits for all; if every rank published an address, each reads its blocks and the ranks
- * wait for each other again before any returns (a sender's buffer must stay as it is until every reader is done);
- * otherwise every rank, having seen the same addresses, passes the second phase and takes the slots.
+ * Large all-to-alls, gathers and (two ranks) broadcasts with one copy a byte: each rank reads what it receives
+ * straight out of the sending rank's buffer ({@link PeerMemory}) instead of the sender copying it into its slot and
+ * the receiver out again. Two phases a call: every rank publishes where its input is and waits for all; if every
+ * address the call reads is there, each rank reads its blocks and the ranks wait for each other again before any
+ * returns (a sender's buffer must stay as it is until every reader is done); otherwise every rank, having seen the
+ * same addresses, passes the second phase and takes the slots. A rank publishes 0 where its input cannot be read
+ * (a heap buffer, an array, GPU memory) or should not be (an all-to-all in place, whose blocks are overwritten as
+ * they are read; a broadcast's root in place): whether a call is in place is the rank's own business, so it is
+ * settled through the addresses, which every rank sees alike, and never by a rank alone.
  *
  * <p>Where it pays, measured against the slots (benchmarks/RESULTS.md): an all-to-all from 512 KB
  * (JCOLL_SHM_SINGLE_COPY_MIN) took 0.36-0.52x the time at 8 ranks on 32 cores and 0.26-0.95x at 4 and 8 on 16,
- * most points of 1-64 MB; an all-gather 0.78-0.95x at 64 MB but up to 1.9x below 4 MB, and either way at 16 MB
- * (JCOLL_SHM_SINGLE_COPY_GATHER_MIN, default 32 MB). Not for broadcast and scatter: every receiver reading the one
- * root's memory contends for its page tables (up to 3.8x the slots' time at 8 ranks), nor for reductions, where
- * what a rank reads must still be combined with its own, the second pass the slots make.
+ * most points of 1-64 MB; an all-gather, where the ranks' copies are shared by crews, 0.78-0.95x at 64 MB but up to
+ * 1.9x below 4 MB, and either way at 16 MB (JCOLL_SHM_SINGLE_COPY_GATHER_MIN, default 32 MB). Two ranks that each
+ * copy alone (no crews: a host of a few cores) are another matter: on two CPUs an all-gather took 0.25-0.83x the
+ * slots' time at 128 KB-32 MB and an out-of-place broadcast 0.41-0.62x, so there gathers and out-of-place
+ * broadcasts (JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN) read their peers from 128 KB. Not otherwise for broadcast and
+ * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
+ * time at 8 ranks), and an in-place broadcast took 1.2-2.2x at 2-32 MB even alone; nor for reductions, where what a
+ * rank reads must still be combined with its own, the second pass the slots make.
  */
 final class SingleCopy {
 
     static final long DEFAULT_MIN_BYTES = 512 << 10;
     static final long DEFAULT_GATHER_MIN_BYTES = 32 << 20;
+    /** Gathers and broadcasts from this size where two ranks each copy alone. */
+    static final long ALONE_MIN_BYTES = 128 << 10;
+    /** A size setting not given: the default applies. */
+    private static final long UNSET = -1;
     /** Bytes a crew member reads in one go from memory it can view: a read is one system call. */
     private static final int VIEW_CHUNK_BYTES = 4 << 20;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -37,52 +48,77 @@ final class SingleCopy {
     private final Control control;
     private final PeerMemory memory; // null: off
     private final int size;
-    private final long minBytes;
-    private final long gatherMinBytes;
+    private final Sizes sizes;
     private final String offBecause;
 
-    private SingleCopy(Control control, PeerMemory memory, int size, long minBytes, long gatherMinBytes,
-                       String offBecause) {
+    private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, String offBecause) {
         this.control = control;
         this.memory = memory;
         this.size = size;
-        this.minBytes = minBytes;
-        this.gatherMinBytes = gatherMinBytes;
+        this.sizes = sizes;
         this.offBecause = offBecause;
     }
 
     /**
-     * What a rank brings to the agreement, made before it claims its block in the segment: its settings
-     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, JCOLL_SHM_SINGLE_COPY_GATHER_MIN) and a canary, a word of
-     * its memory whose address and random value it publishes for its peers to read.
+     * From which sizes each op reads its peers (the whole output: the root's for a gather, every rank's for a
+     * broadcast): {@link Long#MAX_VALUE} for none, {@link #UNSET} in an offer for the default.
      */
-    static Offer offer(Settings settings, Control control, int rank) {
+    record Sizes(long minBytes, long gatherMinBytes, long broadcastMinBytes) {
+        static final Sizes NEVER = new Sizes(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
+
+        /** These, each default filled in: where two ranks copy alone, gathers and broadcasts from 128 KB. */
+        Sizes withDefaults(boolean twoAlone) {
+            return new Sizes(or(minBytes, DEFAULT_MIN_BYTES),
+                    or(gatherMinBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_GATHER_MIN_BYTES),
+                    or(broadcastMinBytes, twoAlone ? ALONE_MIN_BYTES : Long.MAX_VALUE));
+        }
+
+        private static long or(long given, long fallback) {
+            return given == UNSET ? fallback : given;
+        }
+    }
+
+    /**
+     * What a rank brings to the agreement, made before it claims its block in the segment: its settings
+     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN), the threads of its crew
+     * ({@code crew}, itself included), and a canary, a word of its memory whose address and random value it
+     * publishes for its peers to read.
+     */
+    static Offer offer(Settings settings, Control control, int rank, int crew) {
         String mode = settings.get("JCOLL_SHM_SINGLE_COPY").orElse("auto");
         if (!mode.equals("auto") && !mode.equals("off")) {
             throw new IllegalArgumentException("JCOLL_SHM_SINGLE_COPY must be auto or off (was " + mode + ")");
         }
-        long min = settings.getBytes("JCOLL_SHM_SINGLE_COPY_MIN", DEFAULT_MIN_BYTES);
-        long gatherMin = settings.getBytes("JCOLL_SHM_SINGLE_COPY_GATHER_MIN", DEFAULT_GATHER_MIN_BYTES);
-        if (min < 0 || gatherMin < 0) {
-            throw new IllegalArgumentException("JCOLL_SHM_SINGLE_COPY_MIN and JCOLL_SHM_SINGLE_COPY_GATHER_MIN must be "
-                    + "sizes of 0 or more (were " + min + " and " + gatherMin + ")");
-        }
+        Sizes given = new Sizes(size(settings, "JCOLL_SHM_SINGLE_COPY_MIN"),
+                size(settings, "JCOLL_SHM_SINGLE_COPY_GATHER_MIN"), size(settings, "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN"));
         ByteBuffer canary = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
         long value = RANDOM.nextLong();
         canary.putLong(0, value);
         boolean on = mode.equals("auto");
         // off: not even bound (binding a native call makes the JVM warn without --enable-native-access)
         control.publishCanary(rank, on ? ProcessVmRead.address(canary) : 0, value);
-        return new Offer(rank, on, min, gatherMin, canary);
+        return new Offer(rank, on, given, crew, canary);
     }
 
-    /** A rank's settings and canary (kept reachable until every peer has read it). */
-    record Offer(int rank, boolean on, long minBytes, long gatherMinBytes, ByteBuffer canary) {
+    private static long size(Settings settings, String name) {
+        long bytes = settings.getBytes(name, UNSET);
+        if (bytes < 0 && bytes != UNSET) {
+            throw new IllegalArgumentException(name + " must be a size of 0 or more (was " + bytes + ")");
+        }
+        return bytes;
+    }
+
+    /**
+     * A rank's settings (sizes as given, {@link #UNSET} where not), the threads that share its copies, and its
+     * canary (kept reachable until every peer has read it).
+     */
+    record Offer(int rank, boolean on, Sizes sizes, int crew, ByteBuffer canary) {
 
         /**
          * Once every rank has claimed its block (its pid and canary are there): reads every peer's canary (where
-         * on), publishes whether it could and its sizes, waits for all, and is on only where every rank could and
-         * all have the same sizes. One phase of the ranks' counters.
+         * on), publishes whether it could, its settings and crew, waits for all, and is on only where every rank
+         * could and all were given the same sizes. The defaults then follow from what every rank sees alike: two
+         * ranks that each copy alone, or not. One phase of the ranks' counters.
          */
         SingleCopy agree(Control control, Slots slots, Waiter waiter, int size) {
             String[] why = {on ? null : "JCOLL_SHM_SINGLE_COPY=off"};
@@ -98,30 +134,46 @@ final class SingleCopy {
                 }
                 memory = PeerMemory.probe(rank, pids, addresses, values, why);
             }
-            control.publishSingleCopy(rank, memory != null, minBytes, gatherMinBytes);
+            control.publishSingleCopy(rank, memory != null, sizes.minBytes(), sizes.gatherMinBytes(),
+                    sizes.broadcastMinBytes(), crew);
             slots.publish();
             waiter.awaitAll(2); // every peer has read this rank's canary
             java.lang.ref.Reference.reachabilityFence(canary);
+            boolean alone = true;
             for (int r = 0; r < size && why[0] == null; r++) {
+                alone &= control.crew(r) == 1;
                 if (!control.readsPeers(r)) {
                     why[0] = "rank " + r + " may not read its peers' memory";
-                } else if (control.singleCopyMin(r) != minBytes || control.singleCopyGatherMin(r) != gatherMinBytes) {
-                    why[0] = "rank " + r + " has JCOLL_SHM_SINGLE_COPY_MIN=" + control.singleCopyMin(r)
-                            + " and JCOLL_SHM_SINGLE_COPY_GATHER_MIN=" + control.singleCopyGatherMin(r)
-                            + " where rank " + rank + " has " + minBytes + " and " + gatherMinBytes
-                            + ": the ranks must take single copy for the same calls; set them alike";
+                } else {
+                    Sizes theirs = new Sizes(control.singleCopyMin(r), control.singleCopyGatherMin(r),
+                            control.singleCopyBroadcastMin(r));
+                    if (!theirs.equals(sizes)) {
+                        why[0] = "rank " + r + " was given single copy for " + describe(theirs) + " where rank " + rank
+                                + " was given " + describe(sizes) + ": the ranks must take it for the same calls; "
+                                + "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN and _BROADCAST_MIN alike";
+                    }
                 }
             }
-            return why[0] != null ? new SingleCopy(control, null, size, 0, 0, why[0])
-                    : new SingleCopy(control, memory, size, minBytes, gatherMinBytes, null);
+            return why[0] != null ? new SingleCopy(control, null, size, Sizes.NEVER, why[0])
+                    : new SingleCopy(control, memory, size, sizes.withDefaults(size == 2 && alone), null);
         }
     }
 
     /** For the network report: on from which sizes, or off and why. */
     String describe() {
         return memory == null ? "single copy off (" + offBecause + ")"
-                : "single copy (each rank reads its peers' buffers with process_vm_readv) for all-to-alls from "
-                + Limits.describe(minBytes) + " and gathers from " + Limits.describe(gatherMinBytes);
+                : "single copy (each rank reads its peers' buffers with process_vm_readv) for "
+                + describe(sizes);
+    }
+
+    private static String describe(Sizes sizes) {
+        return from("out-of-place all-to-alls", sizes.minBytes()) + ", " + from("gathers", sizes.gatherMinBytes())
+                + " and " + from("out-of-place broadcasts", sizes.broadcastMinBytes());
+    }
+
+    private static String from(String calls, long bytes) {
+        return bytes == Long.MAX_VALUE ? "no " + calls
+                : calls + (bytes == UNSET ? " by default" : " from " + Limits.describe(bytes));
     }
 
     /** Whether {@code call} is one this path takes (the same answer on every rank: it depends on the signature only). */
@@ -129,10 +181,12 @@ final class SingleCopy {
         if (memory == null || call.count() == 0) {
             return false;
         }
-        long bytes = call.count() * call.type().size() * size; // the whole output (the root's, for a gather)
+        long bytes = call.count() * call.type().size(); // a block; a broadcast's whole message
         return switch (call.operation()) {
-            case ALL_TO_ALL -> !call.inPlace() && bytes >= minBytes; // in place, a block is overwritten as it is read
-            case ALL_GATHER, GATHER -> bytes >= gatherMinBytes;
+            // in place (a rank's own business) is settled by the addresses, in run()
+            case ALL_TO_ALL -> bytes * size >= sizes.minBytes();
+            case ALL_GATHER, GATHER -> bytes * size >= sizes.gatherMinBytes();
+            case BROADCAST -> bytes >= sizes.broadcastMinBytes();
             default -> false;
         };
     }
@@ -142,7 +196,7 @@ final class SingleCopy {
         control.publishSource(s.rank(), sourceAddress(call));
         s.publish();
         s.awaitAll();
-        long[] sources = sources(s.size());
+        long[] sources = sources(call);
         if (sources != null) {
             move(s, call, sources);
         }
@@ -151,20 +205,30 @@ final class SingleCopy {
         return sources != null;
     }
 
-    /** Where this rank's input starts, for its peers to read; 0 where it cannot be read. */
+    /**
+     * Where this rank's input starts, for its peers to read; 0 where it cannot be read, or is not to be: an
+     * all-to-all in place (a block would be overwritten while a peer reads it) and a broadcast's root in place
+     * (slower read than through the slots from 2 MB, measured). A broadcast's other ranks have no input: 0.
+     */
     private static long sourceAddress(Call call) {
-        if (!(call.send() instanceof HostBuffer in) || !in.isByteAddressable()) {
+        boolean notToBeRead = call.inPlace()
+                && (call.operation() == Operation.ALL_TO_ALL || call.operation() == Operation.BROADCAST);
+        if (notToBeRead || !(call.send() instanceof HostBuffer in) || !in.isByteAddressable()) {
             return 0;
         }
         return ProcessVmRead.address(in.readable(0, 1, null));
     }
 
-    /** Every rank's published address, or null where a rank published none. */
-    private long[] sources(int size) {
+    /**
+     * The published addresses that {@code call} reads (a broadcast: the root's; the others: every rank's), or null
+     * where one of them is 0. Every rank sees the same words, so all take the same path.
+     */
+    private long[] sources(Call call) {
         long[] at = new long[size];
         for (int r = 0; r < size; r++) {
             at[r] = control.source(r);
-            if (at[r] == 0) {
+            boolean needed = call.operation() != Operation.BROADCAST || r == call.root();
+            if (needed && at[r] == 0) {
                 return null;
             }
         }
@@ -181,6 +245,10 @@ final class SingleCopy {
         int me = s.rank();
         int n = s.size();
         if (call.operation() == Operation.GATHER && me != call.root()) {
+            return;
+        }
+        if (call.operation() == Operation.BROADCAST) {
+            broadcast(s, call, sources[call.root()]);
             return;
         }
         int typeSize = call.type().size();
@@ -209,6 +277,31 @@ final class SingleCopy {
                     room.put(0, s.readable(in, offset + at, length), 0, length);
                     out.commit(me * block + at, room);
                 }
+            });
+        }
+    }
+
+    /** A receiver reads the whole message from the root's input; the root copies its input to its output (never in place here). */
+    private void broadcast(Slots s, Call call, long rootSource) {
+        boolean isRoot = s.rank() == call.root();
+        int typeSize = call.type().size();
+        long count = call.count();
+        StagedAccess out = (StagedAccess) call.recv();
+        long chunk = s.viewsOnly() ? Math.max(1, VIEW_CHUNK_BYTES / typeSize) : s.elementsPerSlot(typeSize);
+        String operation = call.operation().label();
+        for (long from = 0; from < count; from += chunk) {
+            int elements = (int) Math.min(chunk, count - from);
+            long first = from * typeSize;
+            s.share(elements, typeSize, (lo, hi) -> {
+                long at = first + (long) lo * typeSize;
+                int length = (hi - lo) * typeSize;
+                ByteBuffer room = s.writable(out, at, length);
+                if (isRoot) { // its input is direct memory here (it published an address)
+                    room.put(0, s.readable((StagedAccess) call.send(), at, length), 0, length);
+                } else {
+                    memory.read(call.root(), rootSource + at, room.duplicate(), operation);
+                }
+                out.commit(at, room);
             });
         }
     }

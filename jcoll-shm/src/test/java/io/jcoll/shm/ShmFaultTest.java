@@ -132,7 +132,7 @@ class ShmFaultTest {
         assertEquals(3, in, String.join("\n", job.lines()));
         for (String line : job.lines()) {
             if (IN.matcher(line).find()) {
-                assertTrue(line.contains("for all-to-alls from 512 KiB"), line);
+                assertTrue(line.contains("for out-of-place all-to-alls from 512 KiB"), line);
             }
         }
         assertEquals(3, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));

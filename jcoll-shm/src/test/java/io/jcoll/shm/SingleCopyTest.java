@@ -33,7 +33,7 @@ class SingleCopyTest {
 
     private static final int[] COUNTS = {0, 1, 2, 13, 97, 1000, 4099};
     private static final Map<String, String> EVERY_CALL = Map.of("JCOLL_SHM_SINGLE_COPY_MIN", "1",
-            "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "1", "JCOLL_SHM_BOX", "0", "JCOLL_SHM_SLOT", "4K", "JCOLL_SHM_RING", "4K",
+            "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "1", "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN", "1", "JCOLL_SHM_BOX", "0", "JCOLL_SHM_SLOT", "4K", "JCOLL_SHM_RING", "4K",
             "JCOLL_TCP_SEGMENT", "1K");
 
     /**
@@ -65,7 +65,7 @@ class SingleCopyTest {
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
-                assertTrue(summary.contains("for all-to-alls from 1 B and gathers from 1 B"), summary);
+                assertTrue(summary.contains("for out-of-place all-to-alls from 1 B, gathers from 1 B and out-of-place broadcasts from 1 B"), summary);
                 return Case.runAll(comm, cases);
             }
         });
@@ -133,6 +133,101 @@ class SingleCopyTest {
         });
     }
 
+    /**
+     * Whether a call is in place is each rank's own business (one rank's all-to-all in place beside its peers' out
+     * of place; a broadcast's root in place, its receivers knowing nothing of it): the ranks still take one path for
+     * each call, single copy or the slots, and every result is right. 3 ranks, fresh random data, a prime count.
+     */
+    @Test
+    void ranksThatDifferOnInPlaceAgreeOnThePath() {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        int n = 3;
+        int port = ShmGroup.freePort();
+        long seed = new SplittableRandom().nextLong();
+        Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, EVERY_CALL)) {
+                for (int round = 0; round < 2 * n; round++) {
+                    int count = 1009 + round;
+                    boolean inPlace = rank == round % n;
+                    ByteBuffer send = buffer(true, count * n);
+                    for (int d = 0; d < n; d++) {
+                        for (int i = 0; i < count; i++) {
+                            send.putFloat((d * count + i) * 4, value(seed, rank, d, i));
+                        }
+                    }
+                    ByteBuffer recv = inPlace ? send : buffer(true, count * n);
+                    if (inPlace) {
+                        comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), count);
+                    } else {
+                        comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), HostBuffer.of(recv, DataType.FLOAT32), count);
+                    }
+                    for (int s = 0; s < n; s++) {
+                        for (int i = 0; i < count; i++) {
+                            assertEquals(value(seed, s, rank, i), recv.getFloat((s * count + i) * 4), "all-to-all");
+                        }
+                    }
+                    // a broadcast whose root is in place in odd rounds; receivers' outputs direct and on the heap
+                    int root = round % n;
+                    ByteBuffer in = buffer(true, count);
+                    if (rank == root) {
+                        for (int i = 0; i < count; i++) {
+                            in.putFloat(i * 4, value(seed, root, -1 - round, i));
+                        }
+                    }
+                    boolean rootInPlace = round % 2 == 1;
+                    ByteBuffer out = rank == root && rootInPlace ? in : buffer(rank % 2 == 0, count);
+                    comm.broadcast(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(out, DataType.FLOAT32), count, root);
+                    for (int i = 0; i < count; i++) {
+                        assertEquals(value(seed, root, -1 - round, i), out.getFloat(i * 4), "broadcast");
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /**
+     * The defaults: two ranks that each copy alone (no crews) read their peers for gathers and out-of-place
+     * broadcasts from 128 KiB, and real calls of 256 KiB that take it are right; with crews on either rank, or
+     * three ranks, gathers from 32 MiB and no broadcasts, every rank saying the same.
+     */
+    @Test
+    void twoRanksCopyingAloneReadGathersAndBroadcastsFrom128K() {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        String alone = "out-of-place all-to-alls from 512 KiB, gathers from 128 KiB and out-of-place broadcasts from 128 KiB";
+        String crews = "out-of-place all-to-alls from 512 KiB, gathers from 32 MiB and no out-of-place broadcasts";
+        defaultsAre(2, rank -> "1", alone);
+        defaultsAre(2, rank -> rank == 0 ? "1" : "2", crews);
+        defaultsAre(3, rank -> "1", crews);
+    }
+
+    private static void defaultsAre(int n, java.util.function.IntFunction<String> threads, String expected) {
+        int port = ShmGroup.freePort();
+        long seed = new SplittableRandom().nextLong();
+        int count = 64 << 10; // floats: 256 KiB a message
+        Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", threads.apply(rank)))) {
+                String summary = comm.network().summary();
+                assertTrue(summary.contains(expected), summary);
+                ByteBuffer in = buffer(true, count);
+                for (int i = 0; i < count; i++) {
+                    in.putFloat(i * 4, value(seed, rank, 0, i));
+                }
+                ByteBuffer out = buffer(true, count);
+                comm.broadcast(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(out, DataType.FLOAT32), count, 1);
+                ByteBuffer all = buffer(true, count * n);
+                comm.allGather(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(all, DataType.FLOAT32), count);
+                for (int i = 0; i < count; i++) {
+                    assertEquals(value(seed, 1, 0, i), out.getFloat(i * 4), "broadcast");
+                    for (int s = 0; s < n; s++) {
+                        assertEquals(value(seed, s, 0, i), all.getFloat((s * count + i) * 4), "all-gather");
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
     private static ByteBuffer buffer(boolean direct, int floats) {
         return (direct ? ByteBuffer.allocateDirect(floats * 4) : ByteBuffer.allocate(floats * 4))
                 .order(ByteOrder.nativeOrder());
@@ -184,7 +279,7 @@ class SingleCopyTest {
             settings.put("JCOLL_SHM_SINGLE_COPY_MIN", rank == 2 ? "1M" : "1");
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
-                assertTrue(summary.contains("single copy off (rank ") && summary.contains("set them alike"), summary);
+                assertTrue(summary.contains("single copy off (rank ") && summary.contains("set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN and _BROADCAST_MIN alike"), summary);
                 int count = 1009;
                 ByteBuffer send = buffer(true, count * n);
                 ByteBuffer recv = buffer(true, count * n);
