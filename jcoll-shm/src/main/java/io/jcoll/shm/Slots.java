@@ -305,6 +305,22 @@ final class Slots {
                 slot, at + lo * typeSize));
     }
 
+    /**
+     * {@code elements} elements of {@code typeSize} bytes from {@code from} at {@code fromOffset} straight to
+     * {@code to} at {@code toOffset}, shared, no slot between: for buffers that both give views ({@link #viewsOnly}),
+     * the one stage being no room for two.
+     */
+    void copyAcrossShared(StagedAccess from, long fromOffset, int elements, int typeSize, StagedAccess to,
+                          long toOffset) {
+        share(elements, typeSize, (lo, hi) -> {
+            long at = (long) lo * typeSize;
+            int length = (hi - lo) * typeSize;
+            ByteBuffer room = writable(to, toOffset + at, length);
+            room.put(0, readable(from, fromOffset + at, length), 0, length);
+            to.commit(toOffset + at, room);
+        });
+    }
+
     /** {@link #copyOut} of {@code elements} elements of {@code typeSize} bytes, shared. */
     void copyOutShared(ByteBuffer slot, int at, int elements, int typeSize, StagedAccess to, long byteOffset) {
         share(elements, typeSize, (lo, hi) -> copyOut(slot, at + lo * typeSize, (hi - lo) * typeSize, to,
