@@ -239,7 +239,7 @@ final class SingleCopy {
      * This rank's blocks of {@code count} elements, read from each peer (all-to-all: block {@code rank} of the
      * peer's input; the gathers: its whole input) or copied from its own input, in chunks that the crew shares
      * where the output can be viewed (else a slot's worth at a time through the stage). A gather's other ranks
-     * read nothing: they only wait.
+     * read nothing: they only wait. A broadcast: {@link #broadcast}.
      */
     private void move(Slots s, Call call, long[] sources) {
         int me = s.rank();
@@ -251,58 +251,61 @@ final class SingleCopy {
             broadcast(s, call, sources[call.root()]);
             return;
         }
-        int typeSize = call.type().size();
-        long count = call.count();
-        long block = count * typeSize;
+        long block = call.count() * call.type().size();
         long offset = call.operation() == Operation.ALL_TO_ALL ? me * block : 0; // where this rank's block starts
         StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
-        long chunk = s.viewsOnly() ? Math.max(1, VIEW_CHUNK_BYTES / typeSize) : s.elementsPerSlot(typeSize);
         String operation = call.operation().label();
-        for (long from = 0; from < count; from += chunk) {
-            int elements = (int) Math.min(chunk, count - from);
-            long first = from * typeSize;
-            s.share(elements, typeSize, (lo, hi) -> {
-                long at = first + (long) lo * typeSize;
-                int length = (hi - lo) * typeSize;
-                // the peers in turn from the next rank on, so that the ranks do not all read one peer at once
-                for (int k = 1; k < n; k++) {
-                    int peer = (me + k) % n;
-                    ByteBuffer room = s.writable(out, peer * block + at, length);
-                    memory.read(peer, sources[peer] + offset + at, room.duplicate(), operation);
-                    out.commit(peer * block + at, room);
-                }
-                if (!call.inPlace()) { // this rank's input is direct memory here: a view, whatever the output is
-                    ByteBuffer room = s.writable(out, me * block + at, length);
-                    room.put(0, s.readable(in, offset + at, length), 0, length);
-                    out.commit(me * block + at, room);
-                }
-            });
-        }
+        inShares(s, call, (at, length) -> {
+            // the peers in turn from the next rank on, so that the ranks do not all read one peer at once
+            for (int k = 1; k < n; k++) {
+                int peer = (me + k) % n;
+                ByteBuffer room = s.writable(out, peer * block + at, length);
+                memory.read(peer, sources[peer] + offset + at, room.duplicate(), operation);
+                out.commit(peer * block + at, room);
+            }
+            if (!call.inPlace()) { // this rank's input is direct memory here: a view, whatever the output is
+                ByteBuffer room = s.writable(out, me * block + at, length);
+                room.put(0, s.readable(in, offset + at, length), 0, length);
+                out.commit(me * block + at, room);
+            }
+        });
     }
 
     /** A receiver reads the whole message from the root's input; the root copies its input to its output (never in place here). */
     private void broadcast(Slots s, Call call, long rootSource) {
         boolean isRoot = s.rank() == call.root();
+        StagedAccess out = (StagedAccess) call.recv();
+        String operation = call.operation().label();
+        inShares(s, call, (at, length) -> {
+            ByteBuffer room = s.writable(out, at, length);
+            if (isRoot) { // its input is direct memory here (it published an address)
+                room.put(0, s.readable((StagedAccess) call.send(), at, length), 0, length);
+            } else {
+                memory.read(call.root(), rootSource + at, room.duplicate(), operation);
+            }
+            out.commit(at, room);
+        });
+    }
+
+    /**
+     * {@code body} over byte ranges that cover one block of the call ({@code count} elements), in chunks that the
+     * crew shares where the buffers can be viewed (else a slot's worth at a time, through the stage).
+     */
+    private static void inShares(Slots s, Call call, ByteRange body) {
         int typeSize = call.type().size();
         long count = call.count();
-        StagedAccess out = (StagedAccess) call.recv();
         long chunk = s.viewsOnly() ? Math.max(1, VIEW_CHUNK_BYTES / typeSize) : s.elementsPerSlot(typeSize);
-        String operation = call.operation().label();
         for (long from = 0; from < count; from += chunk) {
             int elements = (int) Math.min(chunk, count - from);
             long first = from * typeSize;
-            s.share(elements, typeSize, (lo, hi) -> {
-                long at = first + (long) lo * typeSize;
-                int length = (hi - lo) * typeSize;
-                ByteBuffer room = s.writable(out, at, length);
-                if (isRoot) { // its input is direct memory here (it published an address)
-                    room.put(0, s.readable((StagedAccess) call.send(), at, length), 0, length);
-                } else {
-                    memory.read(call.root(), rootSource + at, room.duplicate(), operation);
-                }
-                out.commit(at, room);
-            });
+            s.share(elements, typeSize, (lo, hi) -> body.run(first + (long) lo * typeSize, (hi - lo) * typeSize));
         }
+    }
+
+    /** Work on {@code length} bytes from byte {@code at} of a block. */
+    @FunctionalInterface
+    private interface ByteRange {
+        void run(long at, int length);
     }
 }
