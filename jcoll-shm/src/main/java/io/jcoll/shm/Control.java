@@ -164,13 +164,12 @@ final class Control {
      * (-1 where not given), and how many threads share its copies (published by its next counter advance): every
      * rank must take single copy for the same calls.
      */
-    void publishSingleCopy(int rank, boolean readsPeers, long minBytes, long gatherMinBytes, long broadcastMinBytes,
-                           int crew) {
+    void publishSingleCopy(int rank, boolean readsPeers, SingleCopy.Sizes given, int crew) {
         int at = (int) layout.controlOffset(rank);
         map.putLong(at + READS_PEERS_AT, readsPeers ? 1 : 2);
-        map.putLong(at + SINGLE_COPY_MIN_AT, minBytes);
-        map.putLong(at + SINGLE_COPY_GATHER_MIN_AT, gatherMinBytes);
-        map.putLong(at + SINGLE_COPY_BROADCAST_MIN_AT, broadcastMinBytes);
+        map.putLong(at + SINGLE_COPY_MIN_AT, given.minBytes());
+        map.putLong(at + SINGLE_COPY_GATHER_MIN_AT, given.gatherMinBytes());
+        map.putLong(at + SINGLE_COPY_BROADCAST_MIN_AT, given.broadcastMinBytes());
         map.putLong(at + CREW_AT, crew);
     }
 
@@ -178,16 +177,11 @@ final class Control {
         return map.getLong((int) layout.controlOffset(rank) + READS_PEERS_AT) == 1;
     }
 
-    long singleCopyMin(int rank) {
-        return map.getLong((int) layout.controlOffset(rank) + SINGLE_COPY_MIN_AT);
-    }
-
-    long singleCopyGatherMin(int rank) {
-        return map.getLong((int) layout.controlOffset(rank) + SINGLE_COPY_GATHER_MIN_AT);
-    }
-
-    long singleCopyBroadcastMin(int rank) {
-        return map.getLong((int) layout.controlOffset(rank) + SINGLE_COPY_BROADCAST_MIN_AT);
+    /** The sizes {@code rank} was given ({@link #publishSingleCopy}). */
+    SingleCopy.Sizes singleCopySizes(int rank) {
+        int at = (int) layout.controlOffset(rank);
+        return new SingleCopy.Sizes(map.getLong(at + SINGLE_COPY_MIN_AT), map.getLong(at + SINGLE_COPY_GATHER_MIN_AT),
+                map.getLong(at + SINGLE_COPY_BROADCAST_MIN_AT));
     }
 
     long crew(int rank) {

@@ -26,11 +26,11 @@ import java.security.SecureRandom;
  * (JCOLL_SHM_SINGLE_COPY_MIN) took 0.36-0.52x the time at 8 ranks on 32 cores and 0.26-0.95x at 4 and 8 on 16,
  * most points of 1-64 MB; an all-gather, where the ranks' copies are shared by crews, 0.78-0.95x at 64 MB but up to
  * 1.9x below 4 MB, and either way at 16 MB (JCOLL_SHM_SINGLE_COPY_GATHER_MIN, default 32 MB). Two ranks that each
- * copy alone (no crews: a host of a few cores) are another matter: on two CPUs an all-gather took 0.25-0.83x the
+ * copy alone (no crews: a host of a few cores) are another matter: on two CPUs an all-gather took 0.26-0.76x the
  * slots' time at 128 KB-32 MB and an out-of-place broadcast 0.41-0.62x, so there gathers and out-of-place
  * broadcasts (JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN) read their peers from 128 KB. Not otherwise for broadcast and
  * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
- * time at 8 ranks), and an in-place broadcast took 1.2-2.2x at 2-32 MB even alone; nor for reductions, where what a
+ * time at 8 ranks), and an in-place broadcast took 1.2-1.9x at 2-32 MB even alone; nor for reductions, where what a
  * rank reads must still be combined with its own, the second pass the slots make.
  */
 final class SingleCopy {
@@ -134,8 +134,7 @@ final class SingleCopy {
                 }
                 memory = PeerMemory.probe(rank, pids, addresses, values, why);
             }
-            control.publishSingleCopy(rank, memory != null, sizes.minBytes(), sizes.gatherMinBytes(),
-                    sizes.broadcastMinBytes(), crew);
+            control.publishSingleCopy(rank, memory != null, sizes, crew);
             slots.publish();
             waiter.awaitAll(2); // every peer has read this rank's canary
             java.lang.ref.Reference.reachabilityFence(canary);
@@ -145,8 +144,7 @@ final class SingleCopy {
                 if (!control.readsPeers(r)) {
                     why[0] = "rank " + r + " may not read its peers' memory";
                 } else {
-                    Sizes theirs = new Sizes(control.singleCopyMin(r), control.singleCopyGatherMin(r),
-                            control.singleCopyBroadcastMin(r));
+                    Sizes theirs = control.singleCopySizes(r);
                     if (!theirs.equals(sizes)) {
                         why[0] = "rank " + r + " was given single copy for " + describe(theirs) + " where rank " + rank
                                 + " was given " + describe(sizes) + ": the ranks must take it for the same calls; "
@@ -265,9 +263,7 @@ final class SingleCopy {
                 out.commit(peer * block + at, room);
             }
             if (!call.inPlace()) { // this rank's input is direct memory here: a view, whatever the output is
-                ByteBuffer room = s.writable(out, me * block + at, length);
-                room.put(0, s.readable(in, offset + at, length), 0, length);
-                out.commit(me * block + at, room);
+                s.copyAcross(in, offset + at, length, out, me * block + at);
             }
         });
     }
@@ -278,13 +274,13 @@ final class SingleCopy {
         StagedAccess out = (StagedAccess) call.recv();
         String operation = call.operation().label();
         inShares(s, call, (at, length) -> {
-            ByteBuffer room = s.writable(out, at, length);
-            if (isRoot) { // its input is direct memory here (it published an address)
-                room.put(0, s.readable((StagedAccess) call.send(), at, length), 0, length);
+            if (isRoot) { // its input is direct memory here (it published an address): a view
+                s.copyAcross((StagedAccess) call.send(), at, length, out, at);
             } else {
+                ByteBuffer room = s.writable(out, at, length);
                 memory.read(call.root(), rootSource + at, room.duplicate(), operation);
+                out.commit(at, room);
             }
-            out.commit(at, room);
         });
     }
 

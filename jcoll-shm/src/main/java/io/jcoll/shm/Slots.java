@@ -306,19 +306,22 @@ final class Slots {
     }
 
     /**
-     * {@code elements} elements of {@code typeSize} bytes from {@code from} at {@code fromOffset} straight to
-     * {@code to} at {@code toOffset}, shared, no slot between: for buffers that both give views ({@link #viewsOnly}),
-     * the one stage being no room for two.
+     * {@code length} bytes of {@code from} at {@code fromOffset} straight to {@code to} at {@code toOffset}, no slot
+     * between. One of the two at most may need the stage (the one stage is no room for two).
      */
+    void copyAcross(StagedAccess from, long fromOffset, int length, StagedAccess to, long toOffset) {
+        if (length > 0) {
+            ByteBuffer room = writable(to, toOffset, length);
+            room.put(0, readable(from, fromOffset, length), 0, length);
+            to.commit(toOffset, room);
+        }
+    }
+
+    /** {@link #copyAcross} of {@code elements} elements of {@code typeSize} bytes, shared: buffers that give views. */
     void copyAcrossShared(StagedAccess from, long fromOffset, int elements, int typeSize, StagedAccess to,
                           long toOffset) {
-        share(elements, typeSize, (lo, hi) -> {
-            long at = (long) lo * typeSize;
-            int length = (hi - lo) * typeSize;
-            ByteBuffer room = writable(to, toOffset + at, length);
-            room.put(0, readable(from, fromOffset + at, length), 0, length);
-            to.commit(toOffset + at, room);
-        });
+        share(elements, typeSize, (lo, hi) -> copyAcross(from, fromOffset + (long) lo * typeSize,
+                (hi - lo) * typeSize, to, toOffset + (long) lo * typeSize));
     }
 
     /** {@link #copyOut} of {@code elements} elements of {@code typeSize} bytes, shared. */
