@@ -49,7 +49,12 @@ if [[ $mpi == 1 ]]; then
   build_mpi_bench "$work"
   [[ $transport == shm ]] && mpirun=("${mpirun_shm[@]}")  # each against its like: shared memory, or TCP on loopback
 fi
-echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores, checkout $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +changes)"
+if checkout=$(git -C "$root" rev-parse --short HEAD 2>/dev/null); then
+  git -C "$root" diff --quiet || checkout+=+changes
+else
+  checkout="a copy outside git"  # benchmarks/gpu/yama.sh runs one as another user
+fi
+echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores, checkout $checkout"
 printf '# variant %s\n' "${shown[@]}"
 echo "# args: -n \"$ranks\" -o \"$ops\" -b $lo -e $hi -f $factor -w $warm -i $iters -r $rounds --transport $transport ${jit[*]}$([[ $column == 12 ]] && echo " --in-place")"
 

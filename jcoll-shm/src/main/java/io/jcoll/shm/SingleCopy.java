@@ -50,13 +50,16 @@ final class SingleCopy {
     private final int size;
     private final Sizes sizes;
     private final String offBecause;
+    private final String tracerSays; // what Yama asked of this rank and what it did (Tracer); null: nothing
 
-    private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, String offBecause) {
+    private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, String offBecause,
+                       String tracerSays) {
         this.control = control;
         this.memory = memory;
         this.size = size;
         this.sizes = sizes;
         this.offBecause = offBecause;
+        this.tracerSays = tracerSays;
     }
 
     /**
@@ -80,7 +83,7 @@ final class SingleCopy {
 
     /**
      * What a rank brings to the agreement, made before it claims its block in the segment: its settings
-     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN), the threads of its crew
+     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, JCOLL_SHM_TRACER), the threads of its crew
      * ({@code crew}, itself included), and a canary, a word of its memory whose address and random value it
      * publishes for its peers to read.
      */
@@ -94,10 +97,11 @@ final class SingleCopy {
         ByteBuffer canary = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
         long value = RANDOM.nextLong();
         canary.putLong(0, value);
+        Tracer.Mode tracer = Tracer.mode(settings);
         boolean on = mode.equals("auto");
         // off: not even bound (binding a native call makes the JVM warn without --enable-native-access)
         control.publishCanary(rank, on ? ProcessVmRead.address(canary) : 0, value);
-        return new Offer(rank, on, given, crew, canary);
+        return new Offer(rank, on, given, tracer, crew, canary);
     }
 
     private static long size(Settings settings, String name) {
@@ -109,19 +113,27 @@ final class SingleCopy {
     }
 
     /**
-     * A rank's settings (sizes as given, {@link #UNSET} where not), the threads that share its copies, and its
-     * canary (kept reachable until every peer has read it).
+     * A rank's settings (sizes as given, {@link #UNSET} where not; whom it lets read its memory where Yama asks),
+     * the threads that share its copies, and its canary (kept reachable until every peer has read it).
      */
-    record Offer(int rank, boolean on, Sizes sizes, int crew, ByteBuffer canary) {
+    record Offer(int rank, boolean on, Sizes sizes, Tracer.Mode tracer, int crew, ByteBuffer canary) {
 
         /**
-         * Once every rank has claimed its block (its pid and canary are there): reads every peer's canary (where
-         * on), publishes whether it could, its settings and crew, waits for all, and is on only where every rank
-         * could and all were given the same sizes. The defaults then follow from what every rank sees alike: two
-         * ranks that each copy alone, or not. One phase of the ranks' counters.
+         * Once every rank has claimed its block (its pid and canary are there): where its peers are other
+         * processes, lets them read its memory where Yama would not ({@link Tracer}) and waits for every rank to
+         * have done so; then reads every peer's canary (where on), publishes whether it could, its settings and
+         * crew, waits for all, and is on only where every rank could and all were given the same sizes. The
+         * defaults then follow from what every rank sees alike: two ranks that each copy alone, or not. Two phases
+         * of the ranks' counters.
          */
         SingleCopy agree(Control control, Slots slots, Waiter waiter, int size) {
             String[] why = {on ? null : "JCOLL_SHM_SINGLE_COPY=off"};
+            String tracerSays = null;
+            if (on && ProcessVmRead.unavailableReason() == null && inSeveralProcesses(control, size)) {
+                tracerSays = Tracer.letSiblingsRead(tracer);
+            }
+            slots.publish();
+            waiter.awaitAll(2); // no rank reads a peer before the peer has let it
             PeerMemory memory = null;
             if (on) {
                 long[] pids = new long[size];
@@ -136,7 +148,7 @@ final class SingleCopy {
             }
             control.publishSingleCopy(rank, memory != null, sizes, crew);
             slots.publish();
-            waiter.awaitAll(2); // every peer has read this rank's canary
+            waiter.awaitAll(3); // every peer has read this rank's canary
             java.lang.ref.Reference.reachabilityFence(canary);
             boolean alone = true;
             for (int r = 0; r < size && why[0] == null; r++) {
@@ -152,8 +164,21 @@ final class SingleCopy {
                     }
                 }
             }
-            return why[0] != null ? new SingleCopy(control, null, size, Sizes.NEVER, why[0])
-                    : new SingleCopy(control, memory, size, sizes.withDefaults(size == 2 && alone), null);
+            if (why[0] != null && tracerSays != null) {
+                why[0] += "; " + tracerSays; // what Yama asked: most likely why a rank could not read its peers
+            }
+            return why[0] != null ? new SingleCopy(control, null, size, Sizes.NEVER, why[0], null)
+                    : new SingleCopy(control, memory, size, sizes.withDefaults(size == 2 && alone), null, tracerSays);
+        }
+
+        /** Whether the ranks are not all threads of one process: seen alike by every rank. */
+        private static boolean inSeveralProcesses(Control control, int size) {
+            for (int r = 1; r < size; r++) {
+                if (control.pid(r) != control.pid(0)) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
@@ -161,7 +186,7 @@ final class SingleCopy {
     String describe() {
         return memory == null ? "single copy off (" + offBecause + ")"
                 : "single copy (each rank reads its peers' buffers with process_vm_readv) for "
-                + describe(sizes);
+                + describe(sizes) + (tracerSays == null ? "" : "; " + tracerSays);
     }
 
     private static String describe(Sizes sizes) {
