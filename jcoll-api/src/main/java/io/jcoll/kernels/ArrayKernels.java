@@ -11,13 +11,17 @@ import java.nio.LongBuffer;
 /**
  * The long-run kernels for the four wide types: operands are copied a chunk at a time into primitive arrays
  * (bulk copies, at memory speed), combined there by loops the JIT turns into SIMD instructions, and copied back.
+ * Each takes any number of inputs, combined left to right, one chunk of all of them before the next: a reduction
+ * of n inputs reads each once and writes its output once, where n - 1 pairwise combines would read and write the
+ * running result n - 2 more times (the shared-memory transport reduces every rank's slot at once).
  * A loop of {@code ByteBuffer.getFloat}/{@code putFloat} is not vectorised: on one 512 KB float32 segment it ran
  * at 5.2-5.9 GB/s of output on the development machine, this path at 9.5-10.0 GB/s ({@code ReductionBenchmark},
  * benchmarks/RESULTS.md). Results are bit-identical: each element is still one IEEE or two's-complement operation
  * on the same two operands.
  *
  * <p>The chunk arrays are per thread and small (two of {@link #CHUNK} elements per type), so they stay in the
- * first-level cache. One method per type, alike in shape: Java has no generics over primitives, and only a loop
+ * first-level cache. The output may be any of the inputs, as a whole (not shifted): a chunk of it is written only
+ * once every input's chunk there has been read. One method per type, alike in shape: Java has no generics over primitives, and only a loop
  * over a primitive array of its own type is vectorised.
  */
 final class ArrayKernels {
@@ -44,91 +48,107 @@ final class ArrayKernels {
         return b.duplicate().order(b.order()).clear();
     }
 
-    static void float32(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n) {
-        FloatBuffer fa = whole(a).asFloatBuffer();
-        FloatBuffer fb = whole(b).asFloatBuffer();
-        FloatBuffer fd = whole(d).asFloatBuffer();
+    static void float32(ReduceOp op, ByteBuffer[] in, ByteBuffer d, int n) {
+        FloatBuffer[] from = new FloatBuffer[in.length];
+        for (int j = 0; j < in.length; j++) {
+            from[j] = whole(in[j]).asFloatBuffer();
+        }
+        FloatBuffer to = whole(d).asFloatBuffer();
         float[][] chunks = FLOATS.get();
         float[] x = chunks[0];
         float[] y = chunks[1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
-            fa.get(at, x, 0, m);
-            fb.get(at, y, 0, m);
-            switch (op) {
-                case SUM: case AVG: for (int i = 0; i < m; i++) x[i] = x[i] + y[i]; break;
-                case PROD: for (int i = 0; i < m; i++) x[i] = x[i] * y[i]; break;
-                case MIN: for (int i = 0; i < m; i++) x[i] = Math.min(x[i], y[i]); break;
-                case MAX: for (int i = 0; i < m; i++) x[i] = Math.max(x[i], y[i]); break;
-                default: throw new AssertionError(op);
+            from[0].get(at, x, 0, m);
+            for (int j = 1; j < from.length; j++) {
+                from[j].get(at, y, 0, m);
+                switch (op) {
+                    case SUM: case AVG: for (int i = 0; i < m; i++) x[i] = x[i] + y[i]; break;
+                    case PROD: for (int i = 0; i < m; i++) x[i] = x[i] * y[i]; break;
+                    case MIN: for (int i = 0; i < m; i++) x[i] = Math.min(x[i], y[i]); break;
+                    case MAX: for (int i = 0; i < m; i++) x[i] = Math.max(x[i], y[i]); break;
+                    default: throw new AssertionError(op);
+                }
             }
-            fd.put(at, x, 0, m);
+            to.put(at, x, 0, m);
         }
     }
 
-    static void float64(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n) {
-        DoubleBuffer fa = whole(a).asDoubleBuffer();
-        DoubleBuffer fb = whole(b).asDoubleBuffer();
-        DoubleBuffer fd = whole(d).asDoubleBuffer();
+    static void float64(ReduceOp op, ByteBuffer[] in, ByteBuffer d, int n) {
+        DoubleBuffer[] from = new DoubleBuffer[in.length];
+        for (int j = 0; j < in.length; j++) {
+            from[j] = whole(in[j]).asDoubleBuffer();
+        }
+        DoubleBuffer to = whole(d).asDoubleBuffer();
         double[][] chunks = DOUBLES.get();
         double[] x = chunks[0];
         double[] y = chunks[1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
-            fa.get(at, x, 0, m);
-            fb.get(at, y, 0, m);
-            switch (op) {
-                case SUM: case AVG: for (int i = 0; i < m; i++) x[i] = x[i] + y[i]; break;
-                case PROD: for (int i = 0; i < m; i++) x[i] = x[i] * y[i]; break;
-                case MIN: for (int i = 0; i < m; i++) x[i] = Math.min(x[i], y[i]); break;
-                case MAX: for (int i = 0; i < m; i++) x[i] = Math.max(x[i], y[i]); break;
-                default: throw new AssertionError(op);
+            from[0].get(at, x, 0, m);
+            for (int j = 1; j < from.length; j++) {
+                from[j].get(at, y, 0, m);
+                switch (op) {
+                    case SUM: case AVG: for (int i = 0; i < m; i++) x[i] = x[i] + y[i]; break;
+                    case PROD: for (int i = 0; i < m; i++) x[i] = x[i] * y[i]; break;
+                    case MIN: for (int i = 0; i < m; i++) x[i] = Math.min(x[i], y[i]); break;
+                    case MAX: for (int i = 0; i < m; i++) x[i] = Math.max(x[i], y[i]); break;
+                    default: throw new AssertionError(op);
+                }
             }
-            fd.put(at, x, 0, m);
+            to.put(at, x, 0, m);
         }
     }
 
-    static void int32(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n) {
-        IntBuffer fa = whole(a).asIntBuffer();
-        IntBuffer fb = whole(b).asIntBuffer();
-        IntBuffer fd = whole(d).asIntBuffer();
+    static void int32(ReduceOp op, ByteBuffer[] in, ByteBuffer d, int n) {
+        IntBuffer[] from = new IntBuffer[in.length];
+        for (int j = 0; j < in.length; j++) {
+            from[j] = whole(in[j]).asIntBuffer();
+        }
+        IntBuffer to = whole(d).asIntBuffer();
         int[][] chunks = INTS.get();
         int[] x = chunks[0];
         int[] y = chunks[1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
-            fa.get(at, x, 0, m);
-            fb.get(at, y, 0, m);
-            switch (op) {
-                case SUM: case AVG: for (int i = 0; i < m; i++) x[i] = x[i] + y[i]; break;
-                case PROD: for (int i = 0; i < m; i++) x[i] = x[i] * y[i]; break;
-                case MIN: for (int i = 0; i < m; i++) x[i] = Math.min(x[i], y[i]); break;
-                case MAX: for (int i = 0; i < m; i++) x[i] = Math.max(x[i], y[i]); break;
-                default: throw new AssertionError(op);
+            from[0].get(at, x, 0, m);
+            for (int j = 1; j < from.length; j++) {
+                from[j].get(at, y, 0, m);
+                switch (op) {
+                    case SUM: case AVG: for (int i = 0; i < m; i++) x[i] = x[i] + y[i]; break;
+                    case PROD: for (int i = 0; i < m; i++) x[i] = x[i] * y[i]; break;
+                    case MIN: for (int i = 0; i < m; i++) x[i] = Math.min(x[i], y[i]); break;
+                    case MAX: for (int i = 0; i < m; i++) x[i] = Math.max(x[i], y[i]); break;
+                    default: throw new AssertionError(op);
+                }
             }
-            fd.put(at, x, 0, m);
+            to.put(at, x, 0, m);
         }
     }
 
-    static void int64(ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer d, int n) {
-        LongBuffer fa = whole(a).asLongBuffer();
-        LongBuffer fb = whole(b).asLongBuffer();
-        LongBuffer fd = whole(d).asLongBuffer();
+    static void int64(ReduceOp op, ByteBuffer[] in, ByteBuffer d, int n) {
+        LongBuffer[] from = new LongBuffer[in.length];
+        for (int j = 0; j < in.length; j++) {
+            from[j] = whole(in[j]).asLongBuffer();
+        }
+        LongBuffer to = whole(d).asLongBuffer();
         long[][] chunks = LONGS.get();
         long[] x = chunks[0];
         long[] y = chunks[1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
-            fa.get(at, x, 0, m);
-            fb.get(at, y, 0, m);
-            switch (op) {
-                case SUM: case AVG: for (int i = 0; i < m; i++) x[i] = x[i] + y[i]; break;
-                case PROD: for (int i = 0; i < m; i++) x[i] = x[i] * y[i]; break;
-                case MIN: for (int i = 0; i < m; i++) x[i] = Math.min(x[i], y[i]); break;
-                case MAX: for (int i = 0; i < m; i++) x[i] = Math.max(x[i], y[i]); break;
-                default: throw new AssertionError(op);
+            from[0].get(at, x, 0, m);
+            for (int j = 1; j < from.length; j++) {
+                from[j].get(at, y, 0, m);
+                switch (op) {
+                    case SUM: case AVG: for (int i = 0; i < m; i++) x[i] = x[i] + y[i]; break;
+                    case PROD: for (int i = 0; i < m; i++) x[i] = x[i] * y[i]; break;
+                    case MIN: for (int i = 0; i < m; i++) x[i] = Math.min(x[i], y[i]); break;
+                    case MAX: for (int i = 0; i < m; i++) x[i] = Math.max(x[i], y[i]); break;
+                    default: throw new AssertionError(op);
+                }
             }
-            fd.put(at, x, 0, m);
+            to.put(at, x, 0, m);
         }
     }
 }

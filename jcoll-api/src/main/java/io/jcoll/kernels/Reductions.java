@@ -26,15 +26,58 @@ public final class Reductions {
 
     /** {@code dst[i] = a[i] op b[i]} for {@code i < count}. {@code dst} may be {@code a} or {@code b}. */
     public static void combine(DataType type, ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer dst, int count) {
-        if (count >= ARRAY_PATH_MIN) {
-            switch (type) {
-                case FLOAT32: ArrayKernels.float32(op, a, b, dst, count); return;
-                case FLOAT64: ArrayKernels.float64(op, a, b, dst, count); return;
-                case INT32: ArrayKernels.int32(op, a, b, dst, count); return;
-                case INT64: ArrayKernels.int64(op, a, b, dst, count); return;
-                default: break; // the narrow types convert per element anyway
+        if (count >= ARRAY_PATH_MIN && arrayPath(type, op, new ByteBuffer[] {a, b}, dst, count)) {
+            return;
+        }
+        combineElements(type, op, a, b, dst, count);
+    }
+
+    /**
+     * {@code dst[i] = in[0][i] op in[1][i] op ... op in[n - 1][i]} for {@code i < count}, combined left to right
+     * (the same bits as {@link #combine} of {@code in[0]} and {@code in[1]}, then of that and {@code in[2]}, and
+     * so on), at least one input. {@code dst} may be {@code in[0]} or {@code in[1]}, not a later input (the
+     * narrow types still pass over the running result in {@code dst}). Long runs of the wide types read each
+     * input once and write {@code dst} once, where pairwise combines would pass over the running result n - 1
+     * times.
+     */
+    public static void combineAll(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer dst, int count) {
+        if (in.length == 0) {
+            throw new IllegalArgumentException("nothing to combine");
+        }
+        for (int j = 2; j < in.length; j++) {
+            if (in[j] == dst) {
+                throw new IllegalArgumentException("the output is input " + j + ": only the first two may be it");
             }
         }
+        if (in.length == 1) {
+            if (in[0] != dst) {
+                dst.put(0, in[0], 0, count * type.size());
+            }
+            return;
+        }
+        if (count >= ARRAY_PATH_MIN && arrayPath(type, op, in, dst, count)) {
+            return;
+        }
+        combineElements(type, op, in[0], in[1], dst, count);
+        for (int j = 2; j < in.length; j++) {
+            combineElements(type, op, dst, in[j], dst, count);
+        }
+    }
+
+    /** The wide types' long runs through {@link ArrayKernels}: whether {@code type} is one. */
+    private static boolean arrayPath(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer dst, int count) {
+        switch (type) {
+            case FLOAT32: ArrayKernels.float32(op, in, dst, count); return true;
+            case FLOAT64: ArrayKernels.float64(op, in, dst, count); return true;
+            case INT32: ArrayKernels.int32(op, in, dst, count); return true;
+            case INT64: ArrayKernels.int64(op, in, dst, count); return true;
+            default: return false; // the narrow types convert per element anyway
+        }
+    }
+
+    /** {@link #combine} one element at a time. */
+    private static void combineElements(DataType type, ReduceOp op, ByteBuffer a, ByteBuffer b, ByteBuffer dst,
+                                        int count) {
         switch (type) {
             case FLOAT32: float32(op, a, b, dst, count); break;
             case FLOAT64: float64(op, a, b, dst, count); break;

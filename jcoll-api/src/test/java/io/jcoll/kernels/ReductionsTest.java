@@ -10,8 +10,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Each kernel against the reference on random values, two operands at a time, with AVG finished by divide. */
+/** Each kernel against the reference on random values, two operands or many at a time, with AVG finished by divide. */
 class ReductionsTest {
 
     @Test
@@ -71,6 +73,95 @@ class ReductionsTest {
                 }
             }
         }
+    }
+
+    /**
+     * Any number of inputs at once (a reduction over every rank's slot), against the reference in double
+     * precision: every type and op, 1 to 8 inputs, counts of 0, 1, one under the array path, and a prime over
+     * several chunks, into a buffer of its own and into the first input.
+     */
+    @Test
+    void manyInputsMatchTheReference() {
+        long seed = System.nanoTime();
+        int[] counts = {0, 1, Reductions.ARRAY_PATH_MIN - 1, 3 * ArrayKernels.CHUNK + 7};
+        for (DataType t : DataType.values()) {
+            for (ReduceOp op : ReduceOp.values()) {
+                for (int n : new int[] {1, 2, 3, 5, 8}) {
+                    for (int count : counts) {
+                        for (boolean intoFirst : new boolean[] {false, true}) {
+                            double[][] in = new double[n][];
+                            ByteBuffer[] buffers = new ByteBuffer[n];
+                            for (int j = 0; j < n; j++) {
+                                in[j] = Data.random(t, op, count, seed + 31L * j + count);
+                                buffers[j] = encode(t, in[j]);
+                            }
+                            ByteBuffer dst = intoFirst ? buffers[0] : allocate(t, count, true);
+                            Reductions.combineAll(t, op, buffers, dst, count);
+                            if (op == ReduceOp.AVG) {
+                                Reductions.divide(t, dst, count, n);
+                            }
+                            for (int i = 0; i < count; i++) {
+                                assertEquals(Reference.reduce(t, op, in, i), Elements.get(t, dst, i * t.size()),
+                                        Reference.tolerance(t, op, in, i), t + " " + op + ", " + n + " inputs, "
+                                                + count + " elements" + (intoFirst ? " into the first" : "")
+                                                + ", element " + i + " of seed " + seed);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The wide types' array path over many inputs gives the bits of one primitive operation after another, left
+     * to right (what pairwise combines give, and what makes every rank's result the same): 7 inputs with NaNs,
+     * signed zeros and overflow, across chunk boundaries, heap and direct, into the second input.
+     */
+    @Test
+    void manyInputsAreBitIdenticalToOperationsLeftToRight() {
+        int count = 3 * ArrayKernels.CHUNK + 7;
+        int n = 7;
+        java.util.Random random = new java.util.Random();
+        for (DataType t : new DataType[] {DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64}) {
+            for (ReduceOp op : ReduceOp.values()) {
+                for (boolean direct : new boolean[] {true, false}) {
+                    ByteBuffer[] in = new ByteBuffer[n];
+                    for (int j = 0; j < n; j++) {
+                        in[j] = allocate(t, count, direct);
+                        for (int i = 0; i < count; i++) {
+                            putRandom(t, in[j], i, random);
+                        }
+                    }
+                    ByteBuffer expected = allocate(t, count, true);
+                    for (int i = 0; i < count; i++) {
+                        expect(t, op, in[0], in[1], expected, i);
+                        for (int j = 2; j < n; j++) {
+                            expect(t, op, expected, in[j], expected, i);
+                        }
+                    }
+                    Reductions.combineAll(t, op, in, in[1], count);
+                    for (int i = 0; i < count; i++) {
+                        int at = i * t.size();
+                        long want = t.size() == 4 ? expected.getInt(at) : expected.getLong(at);
+                        long got = t.size() == 4 ? in[1].getInt(at) : in[1].getLong(at);
+                        assertEquals(want, got, t + " " + op + (direct ? " direct" : " heap") + " element " + i);
+                    }
+                }
+            }
+        }
+    }
+
+    /** An output that is a later input would be overwritten before it is read (where the narrow types go pairwise). */
+    @Test
+    void anOutputThatIsALaterInputIsRefused() {
+        ByteBuffer[] in = {encode(DataType.FLOAT16, new double[4]), encode(DataType.FLOAT16, new double[4]),
+                encode(DataType.FLOAT16, new double[4])};
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Reductions.combineAll(DataType.FLOAT16, ReduceOp.SUM, in, in[2], 4));
+        assertTrue(e.getMessage().contains("input 2"), e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> Reductions.combineAll(DataType.FLOAT32, ReduceOp.SUM, new ByteBuffer[0], in[0], 0));
     }
 
     private static ByteBuffer allocate(DataType t, int count, boolean direct) {

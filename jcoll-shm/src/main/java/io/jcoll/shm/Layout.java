@@ -34,7 +34,17 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
     /** Bytes of one box: its header, then up to {@link Boxes#CAPACITY} bytes of data. */
     static final int BOX_BYTES = (Boxes.DATA_AT + Boxes.CAPACITY + LINE - 1) / LINE * LINE;
 
-    static final int DEFAULT_SLOT_BYTES = 256 << 10;
+    /**
+     * The slot a rank gets where JCOLL_SHM_SLOT is not given: 128 KB a rank, from 256 KB (two ranks) to 1 MB (eight
+     * or more). Each chunk of a collective ends in a wait for the slowest rank, and what a wait costs grows with the
+     * ranks (the spread of their arrival): with 256 KB slots on 32 cores, a 1 MB ReduceScatter at 8 ranks took
+     * 240-360 us where 1 MB slots took 110-140, and AllReduce 0.7-0.8x the time at 1-16 MB; at 2 ranks the larger
+     * slot went either way (benchmarks/RESULTS.md). Bounded so that a host's 16 ranks still fit in 64 MB of
+     * /dev/shm (a container's default), and smaller again where the directory has no room ({@link #from}).
+     */
+    static final int SLOT_BYTES_PER_RANK = 128 << 10;
+    static final int MIN_DEFAULT_SLOT_BYTES = 256 << 10;
+    static final int MAX_DEFAULT_SLOT_BYTES = 1 << 20;
     static final int DEFAULT_SLOTS = 2;
     static final int DEFAULT_RING_BYTES = 64 << 10;
 
@@ -46,9 +56,15 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
         }
     }
 
-    /** The layout JCOLL_SHM_SLOT, JCOLL_SHM_SLOTS and JCOLL_SHM_RING ask for, for {@code size} ranks. */
-    static Layout from(Settings settings, int size) {
-        long slot = settings.getBytes("JCOLL_SHM_SLOT", DEFAULT_SLOT_BYTES);
+    /**
+     * The layout JCOLL_SHM_SLOT, JCOLL_SHM_SLOTS and JCOLL_SHM_RING ask for, for {@code size} ranks; where the slot
+     * size is not given, {@link #defaultSlotBytes}, or the smallest default where that segment would not fit in
+     * {@code room} bytes (the segment directory's free space; {@link Long#MAX_VALUE} where unknown), so that a small
+     * /dev/shm costs bandwidth rather than the transport.
+     */
+    static Layout from(Settings settings, int size, long room) {
+        boolean given = settings.get("JCOLL_SHM_SLOT").isPresent();
+        long slot = given ? settings.getBytes("JCOLL_SHM_SLOT", MIN_DEFAULT_SLOT_BYTES) : defaultSlotBytes(size);
         long ring = settings.getBytes("JCOLL_SHM_RING", DEFAULT_RING_BYTES);
         if (slot > (64 << 20) || ring > (16 << 20)) {
             throw new IllegalArgumentException("JCOLL_SHM_SLOT may be at most 64M and JCOLL_SHM_RING at most 16M");
@@ -56,7 +72,18 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
         // a ring per ordered pair: many ranks share a host's memory, so the rings shrink as pairs multiply
         int rings = (int) Math.max(4096, Math.min(ring, Integer.highestOneBit((int) Math.max(4096,
                 (64L << 20) / Math.max(1, (long) size * size)))));
-        return new Layout(size, (int) (slot / LINE * LINE), settings.getInt("JCOLL_SHM_SLOTS", DEFAULT_SLOTS), rings);
+        int slots = settings.getInt("JCOLL_SHM_SLOTS", DEFAULT_SLOTS);
+        Layout layout = new Layout(size, (int) (slot / LINE * LINE), slots, rings);
+        if (!given && layout.totalBytes() > room && slot > MIN_DEFAULT_SLOT_BYTES) {
+            return new Layout(size, MIN_DEFAULT_SLOT_BYTES, slots, rings);
+        }
+        return layout;
+    }
+
+    /** {@link #SLOT_BYTES_PER_RANK} for each of {@code size} ranks, within the default's bounds. */
+    static int defaultSlotBytes(int size) {
+        return (int) Math.min(MAX_DEFAULT_SLOT_BYTES, Math.max(MIN_DEFAULT_SLOT_BYTES,
+                (long) size * SLOT_BYTES_PER_RANK));
     }
 
     long controlOffset(int rank) {

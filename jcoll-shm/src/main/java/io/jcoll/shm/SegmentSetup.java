@@ -60,7 +60,7 @@ final class SegmentSetup {
         Segment segment;
         long nonce = RANDOM.nextLong();
         try {
-            layout = Layout.from(ctx.settings(), ctx.size());
+            layout = Layout.from(ctx.settings(), ctx.size(), dir.room());
             dir.sweepStale();
             segment = createFresh(dir, layout, nonce);
         } catch (IOException | RuntimeException e) {

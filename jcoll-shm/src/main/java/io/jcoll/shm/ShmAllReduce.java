@@ -120,14 +120,11 @@ final class ShmAllReduce {
     /** {@code dst = input(0) op input(1) op ...}, in rank order, of {@code elements} elements; AVG divided at the end. */
     static void reduceInRankOrder(DataType type, ReduceOp op, int n, IntFunction<ByteBuffer> input, ByteBuffer dst,
                                   int elements) {
-        if (n == 1) {
-            dst.put(0, input.apply(0), 0, elements * type.size());
-        } else {
-            Reductions.combine(type, op, input.apply(0), input.apply(1), dst, elements);
-            for (int j = 2; j < n; j++) {
-                Reductions.combine(type, op, dst, input.apply(j), dst, elements);
-            }
+        ByteBuffer[] inputs = new ByteBuffer[n];
+        for (int j = 0; j < n; j++) {
+            inputs[j] = input.apply(j);
         }
+        Reductions.combineAll(type, op, inputs, dst, elements);
         finish(type, op, dst, elements, n);
     }
 
@@ -139,16 +136,14 @@ final class ShmAllReduce {
     static void reduceWithOwn(Slots s, DataType type, ReduceOp op, int k, int at, int elements, ByteBuffer own,
                               ByteBuffer dst) {
         int bytes = elements * type.size();
-        ByteBuffer left = own;
-        for (int j = 0; j < s.size(); j++) {
+        ByteBuffer[] inputs = new ByteBuffer[s.size()];
+        inputs[0] = own;
+        for (int j = 0, i = 1; j < s.size(); j++) {
             if (j != s.rank()) {
-                Reductions.combine(type, op, left, Slots.view(s.slot(j, k), at, bytes), dst, elements);
-                left = dst;
+                inputs[i++] = Slots.view(s.slot(j, k), at, bytes);
             }
         }
-        if (left != dst) {
-            dst.put(0, own, 0, bytes); // a single rank
-        }
+        Reductions.combineAll(type, op, inputs, dst, elements);
         finish(type, op, dst, elements, s.size());
     }
 

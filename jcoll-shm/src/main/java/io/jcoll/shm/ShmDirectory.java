@@ -41,6 +41,15 @@ final class ShmDirectory {
         return dir;
     }
 
+    /** Bytes a segment may take here: the directory's usable space, or {@link Long#MAX_VALUE} where unknown. */
+    long room() {
+        try {
+            return Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException | RuntimeException e) {
+            return Long.MAX_VALUE; // unusableReason says what is wrong with the directory
+        }
+    }
+
     /** Null if a segment of {@code bytes} can be made here, else why not (for the probe). */
     String unusableReason(long bytes) {
         String where = dir + (dir.equals(DEFAULT) ? "" : " (" + VARIABLE + ")");

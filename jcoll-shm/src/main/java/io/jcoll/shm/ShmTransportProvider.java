@@ -45,13 +45,13 @@ public final class ShmTransportProvider implements TransportProvider {
      */
     static Availability segmentAvailability(Settings settings, int ranks,
                                             java.util.function.Function<java.nio.file.Path, String> usable) {
+        ShmDirectory dir = ShmDirectory.of(settings);
         Layout layout;
         try {
-            layout = Layout.from(settings, ranks);
+            layout = Layout.from(settings, ranks, dir.room());
         } catch (IllegalArgumentException e) {
             return Availability.unusable(e.getMessage());
         }
-        ShmDirectory dir = ShmDirectory.of(settings);
         String why = dir.unusableReason(layout.totalBytes());
         if (why != null) {
             return Availability.unusable(why);

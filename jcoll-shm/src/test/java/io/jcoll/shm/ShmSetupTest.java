@@ -130,7 +130,7 @@ class ShmSetupTest {
             passedOverUnderAutoAndRefusedByName(Map.of("JCOLL_SHM_DIR", mount.toString()),
                     "KiB free where a segment needs");
 
-            Layout twoRanks = Layout.from(io.jcoll.spi.Settings.of(Map.of()), 2);
+            Layout twoRanks = Layout.from(io.jcoll.spi.Settings.of(Map.of()), 2, Long.MAX_VALUE);
             assertTrue(twoRanks.totalBytes() > 256 << 10, "the segment must not fit: " + twoRanks.totalBytes());
             java.io.IOException full = assertThrows(java.io.IOException.class,
                     () -> Segment.create(mount.resolve("jcoll-1-0123456789abcdef"), twoRanks, 42));
@@ -141,6 +141,72 @@ class ShmSetupTest {
         } finally {
             io.jcoll.testing.Commands.run(List.of("umount", mount.toString()), Map.of(), 30);
         }
+    }
+
+    /**
+     * The default slot: 128 KB a rank from 256 KB to 1 MB; the smallest default where the directory has no room
+     * for the larger; a slot given by JCOLL_SHM_SLOT kept whatever the room (the probe then says it does not fit).
+     */
+    @Test
+    void theDefaultSlotGrowsWithTheRanksAndShrinksWhereTheDirectoryIsSmall() {
+        io.jcoll.spi.Settings none = io.jcoll.spi.Settings.of(Map.of());
+        int[][] expected = {{1, 256}, {2, 256}, {3, 384}, {4, 512}, {8, 1024}, {16, 1024}, {64, 1024}};
+        for (int[] e : expected) {
+            assertEquals(e[1] << 10, Layout.from(none, e[0], Long.MAX_VALUE).slotBytes(), e[0] + " ranks");
+        }
+        Layout large = Layout.from(none, 8, Long.MAX_VALUE);
+        assertEquals(256 << 10, Layout.from(none, 8, large.totalBytes() - 1).slotBytes(), "no room for 1 MB slots");
+        assertEquals(1 << 20, Layout.from(none, 8, large.totalBytes()).slotBytes(), "room for exactly the segment");
+        io.jcoll.spi.Settings given = io.jcoll.spi.Settings.of(Map.of("JCOLL_SHM_SLOT", "2M"));
+        assertEquals(2 << 20, Layout.from(given, 8, 4096).slotBytes(), "a slot given is kept");
+    }
+
+    /**
+     * Eight ranks in a real tmpfs (root only) that holds their segment with the smallest default slot and not with
+     * the one for eight ranks: they take shared memory with 256 KiB slots, where a larger directory gives them
+     * 1 MiB ones; every rank's AllReduce of a prime count over several chunks checked either way.
+     */
+    @Test
+    void eightRanksInASmallTmpfsTakeSmallerSlots(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+                "SKIPPED: mounting a tmpfs needs root");
+        int n = 8;
+        io.jcoll.spi.Settings none = io.jcoll.spi.Settings.of(Map.of());
+        long small = Layout.from(none, n, 0).totalBytes();
+        long large = Layout.from(none, n, Long.MAX_VALUE).totalBytes();
+        assertTrue(large > small + (4 << 20), large + " against " + small);
+        Path mount = Files.createDirectory(dir.resolve("small-shm"));
+        io.jcoll.testing.Commands.Result mounted = io.jcoll.testing.Commands.run(List.of("mount", "-t", "tmpfs",
+                "-o", "size=" + ((small + large) / 2 >> 10) + "k,mode=0700", "tmpfs", mount.toString()), Map.of(), 30);
+        org.junit.jupiter.api.Assumptions.assumeTrue(mounted.exit() == 0, "SKIPPED: " + mounted.output());
+        try {
+            assertSlotsOf(n, Map.of("JCOLL_SHM_DIR", mount.toString(), "JCOLL_SHM_THREADS", "1"), "256 KiB");
+        } finally {
+            io.jcoll.testing.Commands.run(List.of("umount", mount.toString()), Map.of(), 30);
+        }
+        assertSlotsOf(n, Map.of("JCOLL_SHM_DIR", dir.toString(), "JCOLL_SHM_THREADS", "1"), "1024 KiB");
+    }
+
+    private static void assertSlotsOf(int n, Map<String, String> settings, String slot) {
+        int port = ShmGroup.freePort();
+        int count = 786_433; // a prime: three 1 MiB chunks of float32 and a bit
+        Ranks.all(n, Duration.ofMinutes(2), rank -> {
+            try (Communicator comm = ShmGroup.builder(rank, n, port, "auto", settings).build()) {
+                assertEquals("shm", comm.transport().name(), comm.transport().toString());
+                String summary = comm.network().summary();
+                assertTrue(summary.contains("slots of " + slot + " per rank"), summary);
+                float[] v = new float[count];
+                for (int i = 0; i < count; i++) {
+                    v[i] = (float) ((rank + 1) * (i % 97));
+                }
+                comm.allReduce(HostBuffer.of(v), ReduceOp.SUM);
+                double ranks = n * (n + 1) / 2.0;
+                for (int i = 0; i < count; i++) {
+                    assertEquals(ranks * (i % 97), v[i], 0.0, "element " + i + " on rank " + rank);
+                }
+                return null;
+            }
+        });
     }
 
     /** Two "hosts" that share a host name but not a segment directory: the setup finds out, and all ranks agree. */
