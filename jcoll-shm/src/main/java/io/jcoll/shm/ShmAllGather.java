@@ -4,8 +4,9 @@ import io.jcoll.spi.Call;
 import io.jcoll.spi.StagedAccess;
 
 /**
- * All-gather, and gather to one root, through the slots: per chunk, every rank posts its contribution's next
- * range, and each rank (or the root) copies every rank's range into its place. One phase per chunk. A rank's own
+ * All-gather, and gather to one root, through the slots: per chunk ({@link Slots#elementsPerGatherChunk}), every
+ * rank posts its contribution's next range, and each rank (or the root) copies every rank's range into its place.
+ * One phase per chunk. A rank's own
  * range goes to its place before the rank waits for its peers' (their posting and its copy overlap), and not at all
  * in place, where it is there already: on 2 ranks that is a third of the copies.
  */
@@ -18,7 +19,7 @@ final class ShmAllGather {
     static void run(Slots s, Call call, int root) {
         long count = call.count();
         int typeSize = call.type().size();
-        long chunk = s.elementsPerSlot(typeSize);
+        long chunk = s.elementsPerGatherChunk(typeSize);
         StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
         for (long from = 0; from < count; from += chunk) {

@@ -164,7 +164,7 @@ class ShmSetupTest {
     /**
      * Eight ranks in a real tmpfs (root only) that holds their segment with the smallest default slot and not with
      * the one for eight ranks: they take shared memory with 256 KiB slots, where a larger directory gives them
-     * 1 MiB ones; every rank's AllReduce of a prime count over several chunks checked either way.
+     * 1 MiB ones; every rank's AllReduce and AllGather of prime counts over several chunks checked either way.
      */
     @Test
     void eightRanksInASmallTmpfsTakeSmallerSlots(@TempDir Path dir) throws Exception {
@@ -203,6 +203,19 @@ class ShmSetupTest {
                 double ranks = n * (n + 1) / 2.0;
                 for (int i = 0; i < count; i++) {
                     assertEquals(ranks * (i % 97), v[i], 0.0, "element " + i + " on rank " + rank);
+                }
+                // an AllGather of a prime count a rank: chunks of 256 KiB whatever the slot, two and a bit here
+                int block = 163_841;
+                float[] mine = new float[block];
+                for (int i = 0; i < block; i++) {
+                    mine[i] = rank * 1_000_003f + i;
+                }
+                float[] all = new float[block * n];
+                comm.allGather(HostBuffer.of(mine), HostBuffer.of(all), block);
+                for (int r = 0; r < n; r++) {
+                    for (int i = 0; i < block; i++) {
+                        assertEquals(r * 1_000_003f + i, all[r * block + i], "rank " + r + "'s element " + i);
+                    }
                 }
                 return null;
             }
