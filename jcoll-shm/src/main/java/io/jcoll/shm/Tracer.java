@@ -91,7 +91,8 @@ final class Tracer {
 
     /**
      * Makes {@code mode}'s declaration on this host (this process's, shared by its thread ranks): returns what Yama
-     * asks and what was done, null where it asks nothing.
+     * asks and what was done, null where it asks nothing. Never throws: a declaration that fails is said, and the
+     * probe that follows decides.
      */
     static String letSiblingsRead(Mode mode) {
         long parent = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(0L);
@@ -99,8 +100,13 @@ final class Tracer {
         if (plan.tracer() == NOBODY) {
             return plan.says();
         }
-        int errno = declare(plan.tracer());
-        return errno == 0 ? plan.says() : plan.says() + ", but prctl(PR_SET_PTRACER) failed: " + describe(errno);
+        try {
+            int errno = declare(plan.tracer());
+            return errno == 0 ? plan.says() : plan.says() + ", but prctl(PR_SET_PTRACER) failed: " + describe(errno);
+        } catch (IllegalStateException e) {
+            // no prctl to call: the probe finds out what that costs, and single copy is a speed-up, not a need
+            return plan.says() + ", but prctl could not be called: " + e.getMessage();
+        }
     }
 
     /**
