@@ -21,8 +21,8 @@ import java.nio.LongBuffer;
  *
  * <p>The chunk arrays are per thread and small (two of {@link #CHUNK} elements per type), so they stay in the
  * first-level cache. The output may be any of the inputs, as a whole (not shifted): a chunk of it is written only
- * once every input's chunk there has been read. One method per type, alike in shape: Java has no generics over primitives, and only a loop
- * over a primitive array of its own type is vectorised.
+ * once every input's chunk there has been read. One method per type, alike in shape: Java has no generics over
+ * primitives, and only a loop over a primitive array of its own type is vectorised.
  */
 final class ArrayKernels {
 

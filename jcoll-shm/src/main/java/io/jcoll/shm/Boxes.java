@@ -81,6 +81,8 @@ final class Boxes {
     private long unreadFrom;            // the first of the box calls this rank posted without reading its peers'
                                         // boxes (all since are such calls too); 0: none
     final KeptViews views = new KeptViews(); // of the caller's buffers, from one box call to the next
+    final ByteBuffer[] reduceInputs;         // a box reduction's inputs, one per rank, refilled each call: a small
+                                             // call makes no array
 
     Boxes(int rank, Layout layout, ByteBuffer map, Waiter waiter) {
         this.rank = rank;
@@ -93,6 +95,7 @@ final class Boxes {
         this.partLength = new int[size][Layout.BOXES];
         this.peersDone = new long[size];
         this.peersPosted = new long[size];
+        this.reduceInputs = new ByteBuffer[size];
         for (int r = 0; r < size; r++) {
             for (int b = 0; b < Layout.BOXES; b++) {
                 boxes[r][b] = map.slice((int) layout.boxOffset(r, b), Layout.BOX_BYTES).order(ByteOrder.nativeOrder());

@@ -38,8 +38,8 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
      * The slot a rank gets where JCOLL_SHM_SLOT is not given: 128 KB a rank, from 256 KB (two ranks) to 1 MB (eight
      * or more). Each chunk of a collective ends in a wait for the slowest rank, and what a wait costs grows with the
      * ranks (the spread of their arrival): with 256 KB slots on 32 cores, a 1 MB ReduceScatter at 8 ranks took
-     * 240-360 us where 1 MB slots took 110-140, and AllReduce 0.7-0.8x the time at 1-16 MB; at 2 ranks the larger
-     * slot went either way (benchmarks/RESULTS.md). Bounded so that a host's 16 ranks still fit in 64 MB of
+     * 240-350 us a call where 1 MB slots took 105-140, and AllReduce at 4 and 8 ranks 0.59-0.80x the time at
+     * 1-16 MB; at 2 ranks the larger slot went either way (benchmarks/RESULTS.md). Bounded so that a host's 16 ranks still fit in 64 MB of
      * /dev/shm (a container's default), and smaller again where the directory has no room ({@link #from}).
      */
     static final int SLOT_BYTES_PER_RANK = 128 << 10;
@@ -63,8 +63,8 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
      * /dev/shm costs bandwidth rather than the transport.
      */
     static Layout from(Settings settings, int size, long room) {
+        long slot = settings.getBytes("JCOLL_SHM_SLOT", defaultSlotBytes(size));
         boolean given = settings.get("JCOLL_SHM_SLOT").isPresent();
-        long slot = given ? settings.getBytes("JCOLL_SHM_SLOT", MIN_DEFAULT_SLOT_BYTES) : defaultSlotBytes(size);
         long ring = settings.getBytes("JCOLL_SHM_RING", DEFAULT_RING_BYTES);
         if (slot > (64 << 20) || ring > (16 << 20)) {
             throw new IllegalArgumentException("JCOLL_SHM_SLOT may be at most 64M and JCOLL_SHM_RING at most 16M");

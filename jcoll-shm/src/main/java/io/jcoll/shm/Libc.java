@@ -46,22 +46,24 @@ final class Libc {
         return UNAVAILABLE;
     }
 
+    /** A function of the C library, bound, or why not: {@code handle} is null where {@code unavailable} says why. */
+    record Function(MethodHandle handle, String unavailable) {
+    }
+
     /**
      * The C library's {@code name}, returning {@code returns} and taking {@code params} (names of
      * {@code ValueLayout}'s constants: JAVA_INT, JAVA_LONG, ADDRESS), arguments from {@code firstVariadic} on passed
      * as a variadic function's (-1: none), as a handle typed {@code (Object errno, params...) -> returns}, memory
-     * segments as Object.
-     *
-     * @throws IllegalStateException naming the function where it cannot be bound (see {@link #unavailableReason})
+     * segments as Object; or why it cannot be bound (this JDK, a C library without it).
      */
-    static MethodHandle bind(String name, String returns, int firstVariadic, String... params) {
+    static Function find(String name, String returns, int firstVariadic, String... params) {
         if (API == null) {
-            throw new IllegalStateException(UNAVAILABLE);
+            return new Function(null, UNAVAILABLE);
         }
         try {
-            return API.bind(name, returns, firstVariadic, params);
+            return new Function(API.bind(name, returns, firstVariadic, params), null);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException(name + " could not be bound through java.lang.foreign (" + e + ")", e);
+            return new Function(null, name + " could not be bound through java.lang.foreign (" + e + ")");
         }
     }
 
@@ -126,7 +128,8 @@ final class Libc {
         Api() throws ReflectiveOperationException {
             Class<?> pathClass = Class.forName("java.lang.foreign.MemoryLayout$PathElement");
             Object state = optionClass.getMethod("captureStateLayout").invoke(null);
-            Object errnoPath = array(pathClass, pathClass.getMethod("groupElement", String.class).invoke(null, "errno"));
+            Object errnoPath = array(pathClass,
+                    pathClass.getMethod("groupElement", String.class).invoke(null, "errno"));
             errnoAt = (int) (long) layoutClass.getMethod("byteOffset", errnoPath.getClass()).invoke(state, errnoPath);
             captureBytes = (int) (long) layoutClass.getMethod("byteSize").invoke(state);
             MethodHandles.Lookup publicLookup = MethodHandles.publicLookup();
@@ -151,7 +154,8 @@ final class Libc {
                 layouts[i] = valueLayoutClass.getField(params[i]).get(null);
                 types[i + 1] = javaType(params[i]);
             }
-            Object descriptor = descriptorClass.getMethod("of", layoutClass, Array.newInstance(layoutClass, 0).getClass())
+            Object descriptor = descriptorClass
+                    .getMethod("of", layoutClass, Array.newInstance(layoutClass, 0).getClass())
                     .invoke(null, valueLayoutClass.getField(returns).get(null), array(layoutClass, layouts));
             Object options = firstVariadic < 0 ? array(optionClass, captureErrno)
                     : array(optionClass, captureErrno,

@@ -14,25 +14,12 @@ import java.nio.ByteOrder;
  */
 final class ProcessVmRead {
 
-    private static final MethodHandle CALL; // (errno, pid, local iovec, 1, remote iovec, 1, 0) -> bytes
-    private static final String UNAVAILABLE;
-
-    static {
-        MethodHandle call = null;
-        String unavailable = Libc.unavailableReason();
-        if (unavailable == null) {
-            try {
-                // ssize_t process_vm_readv(pid_t, const struct iovec *, unsigned long, const struct iovec *,
-                //                          unsigned long, unsigned long)
-                call = Libc.bind("process_vm_readv", "JAVA_LONG", -1, "JAVA_INT", "ADDRESS", "JAVA_LONG", "ADDRESS",
-                        "JAVA_LONG", "JAVA_LONG");
-            } catch (IllegalStateException e) {
-                unavailable = e.getMessage();
-            }
-        }
-        CALL = call;
-        UNAVAILABLE = unavailable;
-    }
+    // ssize_t process_vm_readv(pid_t, const struct iovec *, unsigned long, const struct iovec *, unsigned long,
+    //                          unsigned long), called as (errno, pid, local iovec, 1, remote iovec, 1, 0)
+    private static final Libc.Function READV = Libc.find("process_vm_readv", "JAVA_LONG", -1, "JAVA_INT", "ADDRESS",
+            "JAVA_LONG", "ADDRESS", "JAVA_LONG", "JAVA_LONG");
+    private static final MethodHandle CALL = READV.handle();
+    private static final String UNAVAILABLE = READV.unavailable();
 
     /** A calling thread's two iovecs (this process's range, the peer's), in native memory. */
     private static final class Vectors {

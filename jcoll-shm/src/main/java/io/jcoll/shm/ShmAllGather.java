@@ -6,9 +6,9 @@ import io.jcoll.spi.StagedAccess;
 /**
  * All-gather, and gather to one root, through the slots: per chunk ({@link Slots#elementsPerGatherChunk}), every
  * rank posts its contribution's next range, and each rank (or the root) copies every rank's range into its place.
- * One phase per chunk. A rank's own
- * range goes to its place before the rank waits for its peers' (their posting and its copy overlap), and not at all
- * in place, where it is there already: on 2 ranks that is a third of the copies.
+ * One phase per chunk. A rank's own range goes to its place before the rank waits for its peers' (their posting
+ * and its copy overlap), and not at all in place, where it is there already: on 2 ranks that is a third of the
+ * copies.
  */
 final class ShmAllGather {
 

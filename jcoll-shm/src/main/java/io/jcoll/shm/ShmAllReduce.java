@@ -7,7 +7,6 @@ import io.jcoll.spi.Call;
 import io.jcoll.spi.StagedAccess;
 
 import java.nio.ByteBuffer;
-import java.util.function.IntFunction;
 
 /**
  * All-reduce, and reduce to one root, through the slots. Small messages in one step: every rank posts its whole
@@ -114,18 +113,20 @@ final class ShmAllReduce {
      * rank order, into memory of this rank's own; AVG divided at the end.
      */
     static void reduce(Slots s, DataType type, ReduceOp op, int k, int at, int bytes, int elements, ByteBuffer dst) {
-        reduceInRankOrder(type, op, s.size(), j -> Slots.view(s.slot(j, k), at, bytes), dst, elements);
+        ByteBuffer[] inputs = new ByteBuffer[s.size()]; // its own: crew members reduce side by side
+        for (int j = 0; j < inputs.length; j++) {
+            inputs[j] = Slots.view(s.slot(j, k), at, bytes);
+        }
+        reduceInRankOrder(type, op, inputs, dst, elements);
     }
 
-    /** {@code dst = input(0) op input(1) op ...}, in rank order, of {@code elements} elements; AVG divided at the end. */
-    static void reduceInRankOrder(DataType type, ReduceOp op, int n, IntFunction<ByteBuffer> input, ByteBuffer dst,
-                                  int elements) {
-        ByteBuffer[] inputs = new ByteBuffer[n];
-        for (int j = 0; j < n; j++) {
-            inputs[j] = input.apply(j);
-        }
+    /**
+     * {@code dst = inputs[0] op inputs[1] op ...} (one per rank, in rank order) of {@code elements} elements; AVG
+     * divided at the end.
+     */
+    static void reduceInRankOrder(DataType type, ReduceOp op, ByteBuffer[] inputs, ByteBuffer dst, int elements) {
         Reductions.combineAll(type, op, inputs, dst, elements);
-        finish(type, op, dst, elements, n);
+        finish(type, op, dst, elements, inputs.length);
     }
 
     /**

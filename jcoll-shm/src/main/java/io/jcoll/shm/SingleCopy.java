@@ -83,9 +83,9 @@ final class SingleCopy {
 
     /**
      * What a rank brings to the agreement, made before it claims its block in the segment: its settings
-     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, JCOLL_SHM_TRACER), the threads of its crew
-     * ({@code crew}, itself included), and a canary, a word of its memory whose address and random value it
-     * publishes for its peers to read.
+     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, JCOLL_SHM_TRACER), the
+     * threads of its crew ({@code crew}, itself included), and a canary, a word of its memory whose address and
+     * random value it publishes for its peers to read.
      */
     static Offer offer(Settings settings, Control control, int rank, int crew) {
         String mode = settings.get("JCOLL_SHM_SINGLE_COPY").orElse("auto");

@@ -86,7 +86,7 @@ final class Slots {
      * Elements of an all-gather's chunk: each rank copies out every rank's chunk in a phase, {@code size} times the
      * chunk, so the chunk is two slots' worth shared among the ranks ({@code 2 * slotBytes / size}), never under the
      * smallest default slot nor over the slot: 256 KB under the default slots at every rank count, as before the
-     * slots grew with the ranks. With the whole 1 MB slot at 8 ranks an AllGather took 1.06-1.37x the time of 256 KB
+     * slots grew with the ranks. With the whole 1 MB slot at 8 ranks an AllGather took 1.00-1.37x the time of 256 KB
      * chunks on 32 cores (benchmarks/RESULTS.md): a phase's copies out no longer overlapped the next one's copies in.
      */
     long elementsPerGatherChunk(int typeSize) {

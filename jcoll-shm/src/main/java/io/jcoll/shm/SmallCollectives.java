@@ -105,8 +105,11 @@ final class SmallCollectives {
     /** {@code out} = every rank's {@code bytes} from {@code at} of its box, reduced in rank order. */
     private static void reduce(Boxes boxes, Slots s, Call call, int box, int at, int bytes, StagedAccess out) {
         ByteBuffer dst = boxes.views.writable(s, out, 0, bytes);
-        ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), s.size(), j -> boxes.data(j, box, at, bytes), dst,
-                (int) call.count());
+        ByteBuffer[] inputs = boxes.reduceInputs;
+        for (int j = 0; j < inputs.length; j++) {
+            inputs[j] = boxes.data(j, box, at, bytes);
+        }
+        ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), inputs, dst, (int) call.count());
         out.commit(0, dst);
     }
 

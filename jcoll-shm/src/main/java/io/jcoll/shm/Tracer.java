@@ -115,9 +115,9 @@ final class Tracer {
      * where the kernel has no Yama or no such process runs).
      */
     static int declare(long tracer) {
-        MethodHandle prctl = Binding.PRCTL;
+        MethodHandle prctl = Prctl.FUNCTION.handle();
         if (prctl == null) {
-            throw new IllegalStateException(Binding.UNAVAILABLE);
+            throw new IllegalStateException(Prctl.FUNCTION.unavailable());
         }
         Libc.Errno errno = Libc.Errno.own();
         int result;
@@ -139,23 +139,8 @@ final class Tracer {
     }
 
     /** prctl, bound on first use: only where a declaration is due. */
-    private static final class Binding {
-        static final MethodHandle PRCTL;
-        static final String UNAVAILABLE;
-
-        static {
-            MethodHandle prctl = null;
-            String unavailable = Libc.unavailableReason();
-            if (unavailable == null) {
-                try {
-                    prctl = Libc.bind("prctl", "JAVA_INT", 1, "JAVA_INT", "JAVA_LONG", "JAVA_LONG", "JAVA_LONG",
-                            "JAVA_LONG");
-                } catch (IllegalStateException e) {
-                    unavailable = e.getMessage();
-                }
-            }
-            PRCTL = prctl;
-            UNAVAILABLE = unavailable;
-        }
+    private static final class Prctl {
+        static final Libc.Function FUNCTION = Libc.find("prctl", "JAVA_INT", 1, "JAVA_INT", "JAVA_LONG", "JAVA_LONG",
+                "JAVA_LONG", "JAVA_LONG");
     }
 }
