@@ -48,7 +48,12 @@ int main(int argc, char **argv) {
     int warmup = atoi(argv[5]), iters = atoi(argv[6]);
     long max_count = max / 4 > n ? max / 4 : n;
     float *send = malloc(max_count * sizeof(float)), *recv = malloc(max_count * sizeof(float));
-    for (long i = 0; i < max_count; i++) send[i] = (float) (rank + i % 7);
+    /* Both buffers hold data: MPI_Bcast's root reads recv, and memory never written is the kernel's one zero page,
+     * which a peer reading it (cross-memory attach) or the root copying it would find in cache at every size. */
+    for (long i = 0; i < max_count; i++) {
+        send[i] = (float) (rank + i % 7);
+        recv[i] = (float) (rank + i % 5);
+    }
     for (long bytes = min; bytes <= max; bytes *= factor) {
         long total = bytes / 4;
         if (strcmp(op, "allreduce") != 0 && strcmp(op, "broadcast") != 0) total -= total % n;
