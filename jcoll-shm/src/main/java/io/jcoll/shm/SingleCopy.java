@@ -30,8 +30,9 @@ import java.security.SecureRandom;
  * slots' time at 128 KB-32 MB and an out-of-place broadcast 0.41-0.62x, so there gathers and out-of-place
  * broadcasts (JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN) read their peers from 128 KB. Not otherwise for broadcast and
  * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
- * time at 8 ranks), and an in-place broadcast took 1.2-1.9x at 2-32 MB even alone; nor for reductions, where what a
- * rank reads must still be combined with its own, the second pass the slots make.
+ * time at 8 ranks), and an in-place broadcast gained nothing even alone (its root only waiting: 0.83-1.54x at 128 KB-32
+ * MB on two CPUs); nor for reductions, where what a rank reads must still be combined with its own, the second pass
+ * the slots make.
  */
 final class SingleCopy {
 
@@ -231,9 +232,9 @@ final class SingleCopy {
     /**
      * Where this rank's input starts, for its peers to read; 0 where it cannot be read, or is not to be: an
      * all-to-all in place (a block would be overwritten while a peer reads it) and a broadcast's root in place
-     * (slower read than through the slots from 2 MB, measured). A broadcast's other ranks have no input: 0.
+     * (no faster read than through the slots, measured). A broadcast's other ranks have no input: 0.
      */
-    private static long sourceAddress(Call call) {
+    static long sourceAddress(Call call) {
         boolean notToBeRead = call.inPlace()
                 && (call.operation() == Operation.ALL_TO_ALL || call.operation() == Operation.BROADCAST);
         if (notToBeRead || !(call.send() instanceof HostBuffer in) || !in.isByteAddressable()) {

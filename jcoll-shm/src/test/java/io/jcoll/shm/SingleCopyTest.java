@@ -3,6 +3,8 @@ package io.jcoll.shm;
 import io.jcoll.Communicator;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Operation;
 import io.jcoll.testing.Case;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
@@ -177,6 +179,14 @@ class SingleCopyTest {
                     boolean rootInPlace = round % 2 == 1;
                     ByteBuffer out = rank == root && rootInPlace ? in : buffer(rank % 2 == 0, count);
                     comm.broadcast(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(out, DataType.FLOAT32), count, root);
+                    if (rank == root) {
+                        // once a root returns its receivers are done with its input, whatever it writes there
+                        ByteBuffer check = buffer(true, count).put(out.duplicate().clear()).clear();
+                        for (int i = 0; i < count; i++) {
+                            in.putFloat(i * 4, -1f);
+                        }
+                        out = check;
+                    }
                     for (int i = 0; i < count; i++) {
                         assertEquals(value(seed, root, -1 - round, i), out.getFloat(i * 4), "broadcast");
                     }
@@ -184,6 +194,28 @@ class SingleCopyTest {
                 return null;
             }
         });
+    }
+
+    /**
+     * Which inputs a rank offers its peers to read: any direct input, but an all-to-all's in place (overwritten as
+     * it is read) and a broadcast's root in place (measured no faster than the slots); a heap buffer never (it has
+     * no address).
+     */
+    @Test
+    void inPlaceRootsAndAllToAllsAreNotOfferedForReading() {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        HostBuffer direct = HostBuffer.of(buffer(true, 64), DataType.FLOAT32);
+        HostBuffer other = HostBuffer.of(buffer(true, 64), DataType.FLOAT32);
+        HostBuffer heap = HostBuffer.of(buffer(false, 64), DataType.FLOAT32);
+        assertTrue(SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, other, 64, false)) != 0);
+        assertTrue(SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, other, 32, false)) != 0);
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, direct, 64, true)));
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, direct, 32, true)));
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_GATHER, heap, other, 16, false)));
+    }
+
+    private static Call call(Operation op, HostBuffer send, HostBuffer recv, long count, boolean inPlace) {
+        return new Call(op, send, recv, count, DataType.FLOAT32, null, op.isRooted() ? 0 : -1, 0, inPlace);
     }
 
     /**
