@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Broadcast against Open MPI once mpi_bench's root sends data (e4df561: it broadcast a buffer never written, the
-# kernel's zero page, cached at every size), and where single copy now reads an in-place root (221a1a4).
+# kernel's zero page, cached at every size), and the shared-memory figures that needed timing again with it.
 # Each PART is one command of the lease; every ab.sh run is cut at LIMIT seconds (its finished rounds kept).
-#   two: 2 ranks under `taskset -c 0,1` (each rank copies alone, as on the 2-vCPU VM): Broadcast in place, the
-#        previous build's jcoll-shm (OLD_JARS, "old": an in-place root on the slots) against this one and Open MPI's
-#        shared-memory path; then out of place, this build against Open MPI. 128 KB-32 MB.
+#   two: 2 ranks under `taskset -c 0,1` (each rank copies alone, as on the 2-vCPU VM): Broadcast in place, then out
+#        of place, the bundle ("new") against another build's jcoll-shm (OLD_JARS, "old": on 2026-11-28 the bundle
+#        was a trial reading in-place roots by single copy, "old" 58e9454's, which keeps them on the slots) and Open
+#        MPI's shared-memory path. 128 KB-32 MB.
 #   two-rest: the same two CPUs, AllReduce, ReduceScatter, AllGather and All-to-All out of place (PLACE=in: in
 #        place) against Open MPI, 128 KB-32 MB: the rest of the development machine's figure on a quiet host.
 #   all: every core, 2, 4 and 8 ranks, Broadcast out of place and in place against Open MPI, 1-64 MB.
@@ -16,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/jcoll-gpu}; mkdir -p "$OUT"
 rounds=${ROUNDS:-3}
-ab() {  # NAME [VAR=VALUE...]: benchmarks/gpu/ab.sh with the shared-memory transport, its log kept as NAME.log
+ab() {  # NAME [VAR=VALUE...] [COMMAND...]: benchmarks/gpu/ab.sh with the shared-memory transport, logged to NAME/ab.log
   local name=$1; shift
   mkdir -p "$OUT/$name"
   env OUT="$OUT/$name" TRANSPORT=shm ROUNDS="$rounds" "$@" bash benchmarks/gpu/ab.sh > /dev/null 2>&1
@@ -26,7 +27,8 @@ case ${PART:-two} in
   two)
     ab two-in-place RANKS=2 OPS=broadcast LO=128K HI=32M FACTOR=4 WARM=500 ITERS=200 LIMIT=200 IN_PLACE=1 \
       OLD_JARS="${OLD_JARS:-.gpu-old}" taskset -c 0,1
-    ab two-out-of-place RANKS=2 OPS=broadcast LO=128K HI=32M FACTOR=4 WARM=500 ITERS=200 LIMIT=150 taskset -c 0,1 ;;
+    ab two-out-of-place RANKS=2 OPS=broadcast LO=128K HI=32M FACTOR=4 WARM=500 ITERS=200 LIMIT=150 \
+      OLD_JARS="${OLD_JARS:-.gpu-old}" taskset -c 0,1 ;;
   two-rest)  # out of place; PLACE=in for in place
     ab "two-rest-${PLACE:-out}-of-place" RANKS=2 OPS="allreduce reducescatter allgather alltoall" LO=128K HI=32M \
       FACTOR=4 WARM=500 ITERS=200 LIMIT=120 ${PLACE:+IN_PLACE=1} taskset -c 0,1 ;;

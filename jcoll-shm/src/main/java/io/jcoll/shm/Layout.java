@@ -39,8 +39,9 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
      * or more). Each chunk of a collective ends in a wait for the slowest rank, and what a wait costs grows with the
      * ranks (the spread of their arrival): with 256 KB slots on 32 cores, a 1 MB ReduceScatter at 8 ranks took
      * 240-350 us a call where 1 MB slots took 105-140, and AllReduce at 4 and 8 ranks 0.59-0.80x the time at
-     * 1-16 MB; at 2 ranks the larger slot went either way (benchmarks/RESULTS.md). Bounded so that a host's 16 ranks still fit in 64 MB of
-     * /dev/shm (a container's default), and smaller again where the directory has no room ({@link #from}).
+     * 1-16 MB; at 2 ranks the larger slot went either way (benchmarks/RESULTS.md). Bounded so that a host's 16
+     * ranks still fit in 64 MB of /dev/shm (a container's default), and smaller again where the directory has no
+     * room ({@link #from}).
      */
     static final int SLOT_BYTES_PER_RANK = 128 << 10;
     static final int MIN_DEFAULT_SLOT_BYTES = 256 << 10;
