@@ -35,16 +35,26 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
     static final int BOX_BYTES = (Boxes.DATA_AT + Boxes.CAPACITY + LINE - 1) / LINE * LINE;
 
     /**
-     * The slot a rank gets where JCOLL_SHM_SLOT is not given: 128 KB a rank, from 256 KB (two ranks) to 1 MB (eight
-     * or more). Each chunk of a collective ends in a wait for the slowest rank, and what a wait costs grows with the
-     * ranks (the spread of their arrival): with 256 KB slots on 32 cores, a 1 MB ReduceScatter at 8 ranks took
-     * 240-350 us a call where 1 MB slots took 105-140, and AllReduce at 4 and 8 ranks 0.59-0.80x the time at
-     * 1-16 MB; at 2 ranks the larger slot went either way (benchmarks/RESULTS.md). Bounded so that a host's 16
-     * ranks still fit in 64 MB of /dev/shm (a container's default), and smaller again where the directory has no
-     * room ({@link #from}).
+     * The slot a rank gets where JCOLL_SHM_SLOT is not given: 128 KB a rank, from 256 KB (two ranks; 512 KB where the
+     * ranks have crews, {@link #MIN_CREW_SLOT_BYTES}) to 1 MB (eight or more). Each chunk of a collective ends in a
+     * wait for the slowest rank, and what a wait costs grows with the ranks (the spread of their arrival): with
+     * 256 KB slots on 32 cores, a 1 MB ReduceScatter at 8 ranks took 240-350 us a call where 1 MB slots took
+     * 105-140, and AllReduce at 4 and 8 ranks 0.59-0.80x the time at 1-16 MB (benchmarks/RESULTS.md). Bounded so
+     * that a host's 16 ranks still fit in 64 MB of /dev/shm (a container's default), and smaller again where the
+     * directory has no room ({@link #from}).
      */
     static final int SLOT_BYTES_PER_RANK = 128 << 10;
     static final int MIN_DEFAULT_SLOT_BYTES = 256 << 10;
+    /**
+     * The least default slot where each rank's large copies are shared by a crew: a chunk through the slots is cut
+     * into the crew's shares and ends in a wait for all of them, so a 256 KB slot's 64 KB shares pay that wait
+     * twice as often as 512 KB ones. At 2 ranks with crews of 4 (16 cores; 512 KB against 256 KB slots, 3-4
+     * alternated rounds, benchmarks/RESULTS.md): Broadcast 0.63x the time at 1 MB and 0.87x at 4 MB, AllReduce
+     * 0.83 and 0.81x, AllGather 0.80x at 4 MB and 0.72x at 16 MB, All-to-All 0.96-1.04x, ReduceScatter 0.93x at
+     * 1 MB but 1.09-1.32x at 4-16 MB (where it stays 9-12x Open MPI's bus bandwidth), 256 KB calls 0.96-1.10x.
+     * Ranks that copy alone (a host of a few cores) keep 256 KB: 1 MB slots went either way there.
+     */
+    static final int MIN_CREW_SLOT_BYTES = 512 << 10;
     static final int MAX_DEFAULT_SLOT_BYTES = 1 << 20;
     static final int DEFAULT_SLOTS = 2;
     static final int DEFAULT_RING_BYTES = 64 << 10;
@@ -58,13 +68,14 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
     }
 
     /**
-     * The layout JCOLL_SHM_SLOT, JCOLL_SHM_SLOTS and JCOLL_SHM_RING ask for, for {@code size} ranks; where the slot
-     * size is not given, {@link #defaultSlotBytes}, or the smallest default where that segment would not fit in
-     * {@code room} bytes (the segment directory's free space; {@link Long#MAX_VALUE} where unknown), so that a small
-     * /dev/shm costs bandwidth rather than the transport.
+     * The layout JCOLL_SHM_SLOT, JCOLL_SHM_SLOTS and JCOLL_SHM_RING ask for, for {@code size} ranks, with crews or
+     * not ({@code crews}: rank 0's, {@link ShmTransport#crewed}); where the slot size is not given,
+     * {@link #defaultSlotBytes}, or the smallest default where that segment would not fit in {@code room} bytes (the
+     * segment directory's free space; {@link Long#MAX_VALUE} where unknown), so that a small /dev/shm costs
+     * bandwidth rather than the transport.
      */
-    static Layout from(Settings settings, int size, long room) {
-        long slot = settings.getBytes("JCOLL_SHM_SLOT", defaultSlotBytes(size));
+    static Layout from(Settings settings, int size, long room, boolean crews) {
+        long slot = settings.getBytes("JCOLL_SHM_SLOT", defaultSlotBytes(size, crews));
         boolean given = settings.get("JCOLL_SHM_SLOT").isPresent();
         long ring = settings.getBytes("JCOLL_SHM_RING", DEFAULT_RING_BYTES);
         if (slot > (64 << 20) || ring > (16 << 20)) {
@@ -82,8 +93,8 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
     }
 
     /** {@link #SLOT_BYTES_PER_RANK} for each of {@code size} ranks, within the default's bounds. */
-    static int defaultSlotBytes(int size) {
-        return (int) Math.min(MAX_DEFAULT_SLOT_BYTES, Math.max(MIN_DEFAULT_SLOT_BYTES,
+    static int defaultSlotBytes(int size, boolean crews) {
+        return (int) Math.min(MAX_DEFAULT_SLOT_BYTES, Math.max(crews ? MIN_CREW_SLOT_BYTES : MIN_DEFAULT_SLOT_BYTES,
                 (long) size * SLOT_BYTES_PER_RANK));
     }
 

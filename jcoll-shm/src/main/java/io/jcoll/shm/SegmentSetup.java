@@ -60,7 +60,8 @@ final class SegmentSetup {
         Segment segment;
         long nonce = RANDOM.nextLong();
         try {
-            layout = Layout.from(ctx.settings(), ctx.size(), dir.room());
+            boolean crews = ShmTransport.crewed(ctx.settings(), ctx.localSize());
+            layout = Layout.from(ctx.settings(), ctx.size(), dir.room(), crews);
             dir.sweepStale();
             segment = createFresh(dir, layout, nonce);
         } catch (IOException | RuntimeException e) {

@@ -129,6 +129,11 @@ final class ShmTransport implements Transport {
                 + value + ")");
     }
 
+    /** Whether this process's ranks get crews ({@link #crewSize} above one), among {@code localRanks} on this host. */
+    static boolean crewed(Settings settings, int localRanks) {
+        return crewSize(settings, localRanks, Runtime.getRuntime().availableProcessors()) > 1;
+    }
+
     /**
      * The largest call (bytes the rank that posts most posts) that goes through {@link Boxes} (JCOLL_SHM_BOX: up to
      * {@link Boxes#CAPACITY}, the default; 0 sends every call through the slots).

@@ -48,7 +48,7 @@ public final class ShmTransportProvider implements TransportProvider {
         ShmDirectory dir = ShmDirectory.of(settings);
         Layout layout;
         try {
-            layout = Layout.from(settings, ranks, dir.room());
+            layout = Layout.from(settings, ranks, dir.room(), ShmTransport.crewed(settings, ranks));
         } catch (IllegalArgumentException e) {
             return Availability.unusable(e.getMessage());
         }

@@ -30,7 +30,8 @@ import java.security.SecureRandom;
  * slots' time at 128 KB-32 MB and an out-of-place broadcast 0.41-0.62x, so there gathers and out-of-place
  * broadcasts (JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN) read their peers from 128 KB. Not otherwise for broadcast and
  * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
- * time at 8 ranks), and an in-place broadcast gained nothing even alone (its root only waiting: 0.83-1.54x at 128 KB-32
+ * time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x from 4 MB, on 16
+ * cores), and an in-place broadcast gained nothing even alone (its root only waiting: 0.83-1.54x at 128 KB-32
  * MB on two CPUs); nor for reductions, where what a rank reads must still be combined with its own, the second pass
  * the slots make.
  */

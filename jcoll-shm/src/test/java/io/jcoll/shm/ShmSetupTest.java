@@ -130,7 +130,7 @@ class ShmSetupTest {
             passedOverUnderAutoAndRefusedByName(Map.of("JCOLL_SHM_DIR", mount.toString()),
                     "KiB free where a segment needs");
 
-            Layout twoRanks = Layout.from(io.jcoll.spi.Settings.of(Map.of()), 2, Long.MAX_VALUE);
+            Layout twoRanks = Layout.from(io.jcoll.spi.Settings.of(Map.of()), 2, Long.MAX_VALUE, false);
             assertTrue(twoRanks.totalBytes() > 256 << 10, "the segment must not fit: " + twoRanks.totalBytes());
             java.io.IOException full = assertThrows(java.io.IOException.class,
                     () -> Segment.create(mount.resolve("jcoll-1-0123456789abcdef"), twoRanks, 42));
@@ -144,21 +144,35 @@ class ShmSetupTest {
     }
 
     /**
-     * The default slot: 128 KB a rank from 256 KB to 1 MB; the smallest default where the directory has no room
-     * for the larger; a slot given by JCOLL_SHM_SLOT kept whatever the room (the probe then says it does not fit).
+     * The default slot: 128 KB a rank from 256 KB to 1 MB, from 512 KB where the ranks have crews; the smallest
+     * default where the directory has no room for the larger; a slot given by JCOLL_SHM_SLOT kept whatever the room
+     * (the probe then says it does not fit).
      */
     @Test
     void theDefaultSlotGrowsWithTheRanksAndShrinksWhereTheDirectoryIsSmall() {
         io.jcoll.spi.Settings none = io.jcoll.spi.Settings.of(Map.of());
-        int[][] expected = {{1, 256}, {2, 256}, {3, 384}, {4, 512}, {8, 1024}, {16, 1024}, {64, 1024}};
+        // ranks, KB alone, KB with crews
+        int[][] expected = {{1, 256, 512}, {2, 256, 512}, {3, 384, 512}, {4, 512, 512}, {5, 640, 640},
+                {8, 1024, 1024}, {16, 1024, 1024}, {64, 1024, 1024}};
         for (int[] e : expected) {
-            assertEquals(e[1] << 10, Layout.from(none, e[0], Long.MAX_VALUE).slotBytes(), e[0] + " ranks");
+            assertEquals(e[1] << 10, Layout.from(none, e[0], Long.MAX_VALUE, false).slotBytes(), e[0] + " ranks alone");
+            assertEquals(e[2] << 10, Layout.from(none, e[0], Long.MAX_VALUE, true).slotBytes(), e[0] + " ranks, crews");
         }
-        Layout large = Layout.from(none, 8, Long.MAX_VALUE);
-        assertEquals(256 << 10, Layout.from(none, 8, large.totalBytes() - 1).slotBytes(), "no room for 1 MB slots");
-        assertEquals(1 << 20, Layout.from(none, 8, large.totalBytes()).slotBytes(), "room for exactly the segment");
+        // every default above the smallest falls back to it where the segment would not fit, and only then
+        for (Object[] c : new Object[][] {{2, true}, {8, false}, {8, true}}) {
+            int n = (int) c[0];
+            boolean crews = (boolean) c[1];
+            Layout large = Layout.from(none, n, Long.MAX_VALUE, crews);
+            assertEquals(256 << 10, Layout.from(none, n, large.totalBytes() - 1, crews).slotBytes(),
+                    n + " ranks, crews " + crews + ": no room for the larger slots");
+            assertEquals(large.slotBytes(), Layout.from(none, n, large.totalBytes(), crews).slotBytes(),
+                    n + " ranks, crews " + crews + ": room for exactly the segment");
+        }
         io.jcoll.spi.Settings given = io.jcoll.spi.Settings.of(Map.of("JCOLL_SHM_SLOT", "2M"));
-        assertEquals(2 << 20, Layout.from(given, 8, 4096).slotBytes(), "a slot given is kept");
+        assertEquals(2 << 20, Layout.from(given, 8, 4096, true).slotBytes(), "a slot given is kept");
+        io.jcoll.spi.Settings small = io.jcoll.spi.Settings.of(Map.of("JCOLL_SHM_SLOT", "256K"));
+        assertEquals(256 << 10, Layout.from(small, 2, Long.MAX_VALUE, true).slotBytes(),
+                "a slot given is kept where the default with crews is larger");
     }
 
     /**
@@ -172,8 +186,8 @@ class ShmSetupTest {
                 "SKIPPED: mounting a tmpfs needs root");
         int n = 8;
         io.jcoll.spi.Settings none = io.jcoll.spi.Settings.of(Map.of());
-        long small = Layout.from(none, n, 0).totalBytes();
-        long large = Layout.from(none, n, Long.MAX_VALUE).totalBytes();
+        long small = Layout.from(none, n, 0, false).totalBytes();
+        long large = Layout.from(none, n, Long.MAX_VALUE, false).totalBytes();
         assertTrue(large > small + (4 << 20), large + " against " + small);
         Path mount = Files.createDirectory(dir.resolve("small-shm"));
         io.jcoll.testing.Commands.Result mounted = io.jcoll.testing.Commands.run(List.of("mount", "-t", "tmpfs",
@@ -185,6 +199,16 @@ class ShmSetupTest {
             io.jcoll.testing.Commands.run(List.of("umount", mount.toString()), Map.of(), 30);
         }
         assertSlotsOf(n, Map.of("JCOLL_SHM_DIR", dir.toString(), "JCOLL_SHM_THREADS", "1"), "1024 KiB");
+    }
+
+    /**
+     * Two ranks take 512 KiB slots where they have crews and 256 KiB where each copies alone (rank 0's crew decides
+     * for the segment it makes); an AllReduce and an AllGather over several chunks checked either way.
+     */
+    @Test
+    void twoRanksWithCrewsTakeLargerSlots(@TempDir Path dir) {
+        assertSlotsOf(2, Map.of("JCOLL_SHM_DIR", dir.toString(), "JCOLL_SHM_THREADS", "3"), "512 KiB");
+        assertSlotsOf(2, Map.of("JCOLL_SHM_DIR", dir.toString(), "JCOLL_SHM_THREADS", "1"), "256 KiB");
     }
 
     private static void assertSlotsOf(int n, Map<String, String> settings, String slot) {
