@@ -86,7 +86,6 @@ class ShmCollectivesTest {
         Case.allReducesAgree(cases, results);
     }
 
-    /** 48 MB of float32 per rank through 256 KB slots: exact sums, so any misplaced chunk shows. */
     /**
      * Calls with nothing to move do not wait for anyone, so a rank can be many calls ahead of a peer that was
      * descheduled right after a wait: the peer then finds this rank's record of the call it checks overwritten by
@@ -112,6 +111,10 @@ class ShmCollectivesTest {
         });
     }
 
+    /**
+     * 48 MB of float32 per rank through the default slots (384 KiB at 3 ranks alone, 512 KiB with crews), each rank
+     * alone and with a crew of 4: exact sums, so any misplaced chunk shows.
+     */
     @ParameterizedTest(name = "JCOLL_SHM_THREADS={0}")
     @ValueSource(strings = {"1", "4"})
     void largeFloatAllReduce(String threads) {
