@@ -263,8 +263,14 @@ class JobDoctorTest {
         JobReport.Finding f = finding(report, "node-2 exchanged nothing with any other host over NCCL",
                 "this node's network refused", "NCCL_DEBUG=INFO");
         assertEquals(List.of("node-2"), f.hosts());
-        assertTrue(report.findings().stream().noneMatch(x -> x != f && x.hosts().contains("node-2")),
-                "TCP between the same hosts is fine: " + report.text());
+        // TCP between the same hosts is fine: every link of node-2 carried data and no other finding blames its
+        // network. The link test measures real loopback sockets, and on two busy cores it may find one pair slow
+        // (seen in CI: node-1 -> node-2 at 9.1 against a median of 21.5 Gbit/s), so speed is not asserted here
+        assertTrue(report.links().stream().filter(l -> l.path().equals(JobReport.Link.TCP)
+                && (l.from().equals("node-2") || l.to().equals("node-2")))
+                .allMatch(l -> l.reachable() && l.gbitPerSecond() > 0), report.text());
+        assertTrue(report.findings().stream().noneMatch(x -> x != f && x.hosts().contains("node-2")
+                && !x.problem().contains(" is slow ")), report.text());
         assertTrue(report.links().stream().filter(l -> l.path().equals("nccl") && !l.from().equals("node-2")
                 && !l.to().equals("node-2")).allMatch(l -> l.reachable() && l.gbitPerSecond() > 0), report.text());
         assertTrue(seconds < JobDoctor.bound(Duration.ofSeconds(3), 3, "nccl", Duration.ofSeconds(3)).toSeconds(),
