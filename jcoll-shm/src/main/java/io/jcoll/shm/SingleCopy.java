@@ -27,8 +27,8 @@ import java.security.SecureRandom;
  * most points of 1-64 MB; an all-gather, where the ranks' copies are shared by crews, 0.78-0.95x at 64 MB but up to
  * 1.9x below 4 MB, and either way at 16 MB (JCOLL_SHM_SINGLE_COPY_GATHER_MIN, default 32 MB). Two ranks that each
  * copy alone (no crews: a host of a few cores) are another matter: on two CPUs an all-gather took 0.26-0.76x the
- * slots' time at 128 KB-32 MB and an out-of-place broadcast 0.41-0.62x, so there gathers and out-of-place
- * broadcasts (JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN) read their peers from 128 KB. Not otherwise for broadcast and
+ * slots' time at 128 KB-32 MB, an out-of-place broadcast 0.41-0.62x and an all-to-all 0.57-0.70x at 128-512 KB,
+ * so there all three (JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN for broadcasts) read their peers from 128 KB. Not otherwise for broadcast and
  * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
  * time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x from 4 MB, on 16
  * cores), and an in-place broadcast gained nothing even alone (its root only waiting: 0.83-1.54x at 128 KB-32
@@ -39,7 +39,12 @@ final class SingleCopy {
 
     static final long DEFAULT_MIN_BYTES = 512 << 10;
     static final long DEFAULT_GATHER_MIN_BYTES = 32 << 20;
-    /** Gathers and broadcasts from this size where two ranks each copy alone. */
+    /**
+     * All-to-alls, gathers and broadcasts from this size where two ranks each copy alone. All-to-All took 1.00,
+     * 1.11 and 0.99x Open MPI's time at 128 KB, 512 KB and 2 MB from here on the 2-vCPU VM, against 1.18, 2.66
+     * and 1.05x reading from 512 KB, the slots' first sizes before it (benchmarks/RESULTS.md, 2026-11-28); on two
+     * CPUs of a Xeon single copy took 0.70 and 0.57x the slots' time at 128 and 512 KB.
+     */
     static final long ALONE_MIN_BYTES = 128 << 10;
     /** A size setting not given: the default applies. */
     private static final long UNSET = -1;
@@ -71,9 +76,9 @@ final class SingleCopy {
     record Sizes(long minBytes, long gatherMinBytes, long broadcastMinBytes) {
         static final Sizes NEVER = new Sizes(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
 
-        /** These, each default filled in: where two ranks copy alone, gathers and broadcasts from 128 KB. */
+        /** These, each default filled in: where two ranks copy alone, every op that reads its peers from 128 KB. */
         Sizes withDefaults(boolean twoAlone) {
-            return new Sizes(or(minBytes, DEFAULT_MIN_BYTES),
+            return new Sizes(or(minBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_MIN_BYTES),
                     or(gatherMinBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_GATHER_MIN_BYTES),
                     or(broadcastMinBytes, twoAlone ? ALONE_MIN_BYTES : Long.MAX_VALUE));
         }
