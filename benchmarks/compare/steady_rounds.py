@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""A variant's time over Open MPI's from benchmarks/compare/ab.sh logs, as benchmarks/RESULTS.md gives it: the
+median of the rounds' ratios (and their range), over every round and over the steady rounds alone, those whose
+host probes (ab.sh --probe) stayed within 1.5x of each other, so that both systems of the round met the same host.
+Then by the host's state: each run whose probes before and after it fall in the same band of round trips (on the
+development VM three: about 75 ns, 130 ns and 450 ns, apart by 2-3x), and each system's median time over its runs
+in that band, whatever their rounds.
+
+    python3 benchmarks/compare/steady_rounds.py [--variant default] [--spread 1.5] [--bands 100,250] AB_LOG...
+
+ab.sh --probe runs it on each op's block as it ends. Reads the `# OP N ranks, round R SYSTEM BYTES US` and
+`# probe, round R, WHEN: round trip T ns, ...` lines; a log of several ops and rank counts is read op by op (each
+has its own rounds and probes, and ends in ab.sh's summary).
+"""
+import argparse
+import re
+import statistics
+from collections import defaultdict
+
+TIME = re.compile(r"^# (\w+) (\d+) ranks, round (\d+) (\S+) (\d+) ([0-9.e+]+)$")
+PROBE = re.compile(r"^# probe, round (\d+), \S+: round trip ([0-9.]+) ns")
+
+
+def read(path):
+    """(op, ranks) -> {'times': {(round, system, bytes): us}, 'trips': {round: [ns]}, 'around': {(round, system):
+    (ns before, ns after)}}: each op's block of the log (its probes and times, then ab.sh's summary lines, which end
+    it). A run's probe after it is the next run's before, or its round's last."""
+    runs = {}
+    times, trips, around, key = {}, defaultdict(list), {}, None
+    last_run, last_probe = None, None
+    for line in open(path):
+        line = line.rstrip("\n")
+        probe, time = PROBE.match(line), TIME.match(line)
+        if probe:
+            trip = float(probe.group(2))
+            trips[probe.group(1)].append(trip)
+            if last_run is not None:
+                around[last_run] = (around[last_run][0], trip)
+                last_run = None
+            last_probe = trip
+        elif time:
+            op, ranks, rnd, system, size, us = time.groups()
+            key = (op, int(ranks))
+            times[(rnd, system, int(size))] = float(us)
+            if (rnd, system) not in around:
+                around[(rnd, system)] = (last_probe, None)
+            last_run = (rnd, system)
+        elif line and not line.startswith("#") and key is not None:  # the block's summary: the block is done
+            runs[key] = {'times': times, 'trips': trips, 'around': around}
+            times, trips, around, key, last_run, last_probe = {}, defaultdict(list), {}, None, None, None
+    if key is not None:  # a log cut short: its last block as far as it went
+        runs[key] = {'times': times, 'trips': trips, 'around': around}
+    return runs
+
+
+def band(trip, bands):
+    return sum(trip > b for b in bands)
+
+
+def ratios(times, variant, rounds, size):
+    out = []
+    for r in rounds:
+        a, b = times.get((r, variant, size)), times.get((r, 'mpi', size))
+        if a is not None and b is not None:
+            out.append(a / b)
+    return out
+
+
+def describe(values):
+    if not values:
+        return "-"
+    text = f"{statistics.median(values):.2f}x"
+    return text + (f" ({min(values):.2f}-{max(values):.2f})" if len(values) > 1 else "")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--variant", default="default")
+    ap.add_argument("--spread", type=float, default=1.5)
+    ap.add_argument("--bands", default="100,250", help="round trips (ns) that part the host's states")
+    ap.add_argument("logs", nargs="+")
+    args = ap.parse_args()
+    for path in args.logs:
+        for (op, ranks), run in read(path).items():
+            times, trips = run['times'], run['trips']
+            rounds = sorted({k[0] for k in times}, key=int)
+            steady = [r for r in rounds if trips.get(r) and max(trips[r]) <= args.spread * min(trips[r])]
+            sizes = sorted({k[2] for k in times})
+            source = f"{path}: " if len(args.logs) > 1 else ""
+            print(f"{source}{op}, {ranks} ranks, {args.variant} over Open MPI, time, median of the rounds' ratios "
+                  f"(range); the steady rounds of {len(rounds)}: {','.join(steady) or 'none'}")
+            for r in rounds:
+                if trips.get(r):
+                    print(f"  round {r}: host round trips {'/'.join(f'{t:.0f}' for t in trips[r])} ns")
+            for size in sizes:
+                print(f"  {size:>10d} B: every round {describe(ratios(times, args.variant, rounds, size)):>20s}   "
+                      f"steady rounds {describe(ratios(times, args.variant, steady, size))}")
+            bands = [float(b) for b in args.bands.split(",")]
+            names = [f"up to {bands[0]:.0f} ns"] + [f"{a:.0f}-{b:.0f} ns" for a, b in zip(bands, bands[1:])] \
+                + [f"over {bands[-1]:.0f} ns"]
+            state = {}  # (round, system) -> band, where the probes before and after the run agree
+            for run, (before, after) in run['around'].items():
+                if before is not None and after is not None and band(before, bands) == band(after, bands):
+                    state[run] = band(before, bands)
+            for b, name in enumerate(names):
+                runs_in = {s: [r for (r, s2), b2 in state.items() if s2 == s and b2 == b]
+                           for s in (args.variant, 'mpi')}
+                if not all(runs_in.values()):
+                    continue
+                print(f"  host round trip {name}: {args.variant} in rounds {','.join(sorted(runs_in[args.variant]))}, "
+                      f"mpi in rounds {','.join(sorted(runs_in['mpi']))}; {args.variant}'s median time over mpi's:")
+                for size in sizes:
+                    mine = [times[(r, args.variant, size)] for r in runs_in[args.variant] if (r, args.variant, size) in times]
+                    theirs = [times[(r, 'mpi', size)] for r in runs_in['mpi'] if (r, 'mpi', size) in times]
+                    if mine and theirs:
+                        a, m = statistics.median(mine), statistics.median(theirs)
+                        print(f"  {size:>10d} B: {a / m:.2f}x ({a:.3g} against {m:.3g} us)")
+
+
+if __name__ == "__main__":
+    main()
