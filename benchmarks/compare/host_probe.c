@@ -5,10 +5,11 @@
 // host under the VM that every program on it sees. benchmarks/compare/ab.sh --probe runs this around each
 // system's run, so that a round taken in such a spell can be told from one that was not.
 //
-//   cc -O2 -o host_probe host_probe.c && ./host_probe [SECONDS=1] [CPU_A CPU_B]
+//   cc -O2 -o host_probe host_probe.c && ./host_probe [SECONDS=1] [BYTES=262144] [CPU_A CPU_B]
 //
-// Prints one line: "host-probe: round trip N ns, hand-off G GB/s (CPUs A and B, S s)", the medians of its
-// tenth-of-a-second windows. Without CPUs named it takes the first two this process may run on.
+// Prints one line: "host-probe: round trip N ns, hand-off G GB/s (CPUs A and B, S s, BYTES B)", the medians of its
+// tenth-of-a-second windows. BYTES is the hand-off's size; without CPUs named it takes the first two this process
+// may run on.
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
@@ -22,15 +23,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HAND_OFF_BYTES (256 * 1024)
 #define WINDOW_SECONDS 0.1
 #define MAX_WINDOWS 100000
 
 typedef struct {
     _Alignas(64) atomic_long ping;  // the parent's step: even a bare round trip, odd a hand-off; -1 to stop
     _Alignas(64) atomic_long pong;  // the child's answer: the step it finished
-    _Alignas(64) char buffer[HAND_OFF_BYTES];
 } shared_t;
+
+static size_t hand_off_bytes = 256 * 1024;
+static char *buffer;                // shared, hand_off_bytes long
 
 static double now(void) {
     struct timespec t;
@@ -61,7 +63,7 @@ static void answer(shared_t *sh, int cpu) {
         perror("host-probe: sched_setaffinity");
         _exit(1);
     }
-    char *out = aligned_alloc(4096, HAND_OFF_BYTES);
+    char *out = aligned_alloc(4096, hand_off_bytes);
     long expect = 1;
     for (;;) {
         long step;
@@ -72,7 +74,7 @@ static void answer(shared_t *sh, int cpu) {
             _exit(0);
         }
         if (step & 1) {
-            memcpy(out, sh->buffer, HAND_OFF_BYTES);
+            memcpy(out, buffer, hand_off_bytes);
         }
         atomic_store_explicit(&sh->pong, step, memory_order_release);
         expect = step + 1;
@@ -83,7 +85,7 @@ static void answer(shared_t *sh, int cpu) {
 static double step(shared_t *sh, long number, const char *source) {
     double start = now();
     if (number & 1) {
-        memcpy(sh->buffer, source, HAND_OFF_BYTES);
+        memcpy(buffer, source, hand_off_bytes);
     }
     atomic_store_explicit(&sh->ping, number, memory_order_release);
     while (atomic_load_explicit(&sh->pong, memory_order_acquire) < number) {
@@ -94,10 +96,13 @@ static double step(shared_t *sh, long number, const char *source) {
 
 int main(int argc, char **argv) {
     double seconds = argc > 1 ? atof(argv[1]) : 1;
+    if (argc > 2) {
+        hand_off_bytes = (size_t) atol(argv[2]) / 4096 * 4096;
+    }
     int cpus[2] = {-1, -1};
-    if (argc > 3) {
-        cpus[0] = atoi(argv[2]);
-        cpus[1] = atoi(argv[3]);
+    if (argc > 4) {
+        cpus[0] = atoi(argv[3]);
+        cpus[1] = atoi(argv[4]);
     } else {
         cpu_set_t mine;
         sched_getaffinity(0, sizeof mine, &mine);
@@ -107,17 +112,19 @@ int main(int argc, char **argv) {
             }
         }
     }
-    if (seconds <= 0 || cpus[0] < 0 || cpus[1] < 0 || cpus[0] == cpus[1]) {
-        fprintf(stderr, "host-probe: needs a positive time and two distinct CPUs\n");
+    if (seconds <= 0 || hand_off_bytes == 0 || cpus[0] < 0 || cpus[1] < 0 || cpus[0] == cpus[1]) {
+        fprintf(stderr, "host-probe: needs a positive time, a hand-off of 4096 bytes or more and two distinct CPUs\n");
         return 2;
     }
     shared_t *sh = mmap(NULL, sizeof(shared_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    char *source = aligned_alloc(4096, HAND_OFF_BYTES);
-    if (sh == MAP_FAILED || source == NULL) {
+    buffer = mmap(NULL, hand_off_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *source = aligned_alloc(4096, hand_off_bytes);
+    if (sh == MAP_FAILED || buffer == MAP_FAILED || source == NULL) {
         perror("host-probe: memory");
         return 1;
     }
-    memset(source, 1, HAND_OFF_BYTES);
+    memset(source, 1, hand_off_bytes);
+    memset(buffer, 0, hand_off_bytes);
     pid_t child = fork();
     if (child == 0) {
         answer(sh, cpus[1]);
@@ -141,12 +148,12 @@ int main(int argc, char **argv) {
             n++;
         }
         trips[windows] = trip / n * 1e9;
-        rates[windows] = HAND_OFF_BYTES * n / handed / 1e9;
+        rates[windows] = (double) hand_off_bytes * n / handed / 1e9;
         windows++;
     }
     atomic_store_explicit(&sh->ping, -1, memory_order_release);
     waitpid(child, NULL, 0);
-    printf("host-probe: round trip %.0f ns, hand-off %.2f GB/s (CPUs %d and %d, %.1f s)\n", median(trips, windows),
-           median(rates, windows), cpus[0], cpus[1], seconds);
+    printf("host-probe: round trip %.0f ns, hand-off %.2f GB/s (CPUs %d and %d, %.1f s, %zu B)\n",
+           median(trips, windows), median(rates, windows), cpus[0], cpus[1], seconds, hand_off_bytes);
     return 0;
 }

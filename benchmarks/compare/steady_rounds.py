@@ -3,7 +3,7 @@
 median of the rounds' ratios (and their range), over every round and over the steady rounds alone, those whose
 host probes (ab.sh --probe) stayed within 1.5x of each other, so that both systems of the round met the same host.
 Then by the host's state: each run whose probes before and after it fall in the same band of round trips (on the
-development VM three: about 75 ns, 130 ns and 450 ns, apart by 2-3x), and each system's median time over its runs
+development VM three: about 75 ns, 130 ns and 450 ns), and each system's median time over its runs
 in that band, whatever their rounds.
 
     python3 benchmarks/compare/steady_rounds.py [--variant default] [--spread 1.5] [--bands 100,250] AB_LOG...
@@ -80,9 +80,12 @@ def main():
     ap.add_argument("--bands", default="100,250", help="round trips (ns) that part the host's states")
     ap.add_argument("logs", nargs="+")
     args = ap.parse_args()
+    bands = [float(b) for b in args.bands.split(",")]
+    names = [f"up to {bands[0]:.0f} ns"] + [f"{a:.0f}-{b:.0f} ns" for a, b in zip(bands, bands[1:])] \
+        + [f"over {bands[-1]:.0f} ns"]
     for path in args.logs:
-        for (op, ranks), run in read(path).items():
-            times, trips = run['times'], run['trips']
+        for (op, ranks), block in read(path).items():
+            times, trips = block['times'], block['trips']
             rounds = sorted({k[0] for k in times}, key=int)
             steady = [r for r in rounds if trips.get(r) and max(trips[r]) <= args.spread * min(trips[r])]
             sizes = sorted({k[2] for k in times})
@@ -95,23 +98,20 @@ def main():
             for size in sizes:
                 print(f"  {size:>10d} B: every round {describe(ratios(times, args.variant, rounds, size)):>20s}   "
                       f"steady rounds {describe(ratios(times, args.variant, steady, size))}")
-            bands = [float(b) for b in args.bands.split(",")]
-            names = [f"up to {bands[0]:.0f} ns"] + [f"{a:.0f}-{b:.0f} ns" for a, b in zip(bands, bands[1:])] \
-                + [f"over {bands[-1]:.0f} ns"]
             state = {}  # (round, system) -> band, where the probes before and after the run agree
-            for run, (before, after) in run['around'].items():
+            for run, (before, after) in block['around'].items():
                 if before is not None and after is not None and band(before, bands) == band(after, bands):
                     state[run] = band(before, bands)
             for b, name in enumerate(names):
-                runs_in = {s: [r for (r, s2), b2 in state.items() if s2 == s and b2 == b]
+                runs_in = {s: sorted((r for (r, s2), b2 in state.items() if s2 == s and b2 == b), key=int)
                            for s in (args.variant, 'mpi')}
                 if not all(runs_in.values()):
                     continue
-                print(f"  host round trip {name}: {args.variant} in rounds {','.join(sorted(runs_in[args.variant]))}, "
-                      f"mpi in rounds {','.join(sorted(runs_in['mpi']))}; {args.variant}'s median time over mpi's:")
+                print(f"  host round trip {name}: {args.variant} in rounds {','.join(runs_in[args.variant])}, "
+                      f"mpi in rounds {','.join(runs_in['mpi'])}; {args.variant}'s median time over mpi's:")
                 for size in sizes:
-                    mine = [times[(r, args.variant, size)] for r in runs_in[args.variant] if (r, args.variant, size) in times]
-                    theirs = [times[(r, 'mpi', size)] for r in runs_in['mpi'] if (r, 'mpi', size) in times]
+                    mine, theirs = ([times[(r, s, size)] for r in runs_in[s] if (r, s, size) in times]
+                                    for s in (args.variant, 'mpi'))
                     if mine and theirs:
                         a, m = statistics.median(mine), statistics.median(theirs)
                         print(f"  {size:>10d} B: {a / m:.2f}x ({a:.3g} against {m:.3g} us)")

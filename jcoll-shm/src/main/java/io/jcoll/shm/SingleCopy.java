@@ -28,7 +28,7 @@ import java.security.SecureRandom;
  * 1.9x below 4 MB, and either way at 16 MB (JCOLL_SHM_SINGLE_COPY_GATHER_MIN, default 32 MB). Two ranks that each
  * copy alone (no crews: a host of a few cores) are another matter: on two CPUs an all-gather took 0.26-0.76x the
  * slots' time at 128 KB-32 MB, an out-of-place broadcast 0.41-0.62x and an all-to-all 0.57-0.70x at 128-512 KB,
- * so there all three (JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN for broadcasts) read their peers from 128 KB. Not otherwise for broadcast and
+ * so there all three read their peers from 128 KB ({@link #ALONE_MIN_BYTES}). Not otherwise for broadcast and
  * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
  * time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x from 4 MB, on 16
  * cores), and an in-place broadcast gained nothing even alone (its root only waiting: 0.83-1.54x at 128 KB-32
