@@ -7,6 +7,11 @@ development VM three: about 75 ns, 130 ns and 450 ns), and each system's median 
 in that band, whatever their rounds.
 
     python3 benchmarks/compare/steady_rounds.py [--variant default] [--spread 1.5] [--bands 100,250] AB_LOG...
+    python3 benchmarks/compare/steady_rounds.py --table [--variant new] AB_LOG[:LABEL]...
+
+--table prints instead one Markdown row per op and rank count of every log (LABEL after the op's name), one column
+per size: the variant's bus bandwidth over Open MPI's, the median of the rounds' ratios of Open MPI's time over the
+variant's (and their range), as RESULTS.md's tables of every collective give it.
 
 ab.sh --probe runs it on each op's block as it ends. Reads the `# OP N ranks, round R SYSTEM BYTES US` and
 `# probe, round R, WHEN: round trip T ns, ...` lines; a log of several ops and rank counts is read op by op (each
@@ -66,6 +71,31 @@ def ratios(times, variant, rounds, size):
     return out
 
 
+def table(logs, variant):
+    """The Markdown table of --table: bus bandwidth over Open MPI's, every round."""
+    rows, sizes = [], set()
+    for spec in logs:
+        path, _, label = spec.partition(":")
+        for (op, ranks), block in read(path).items():
+            times = block['times']
+            rounds = sorted({k[0] for k in times}, key=int)
+            cells = {size: [1 / r for r in ratios(times, variant, rounds, size)] for size in {k[2] for k in times}}
+            rows.append((f"{op}{' ' + label if label else ''}, {ranks}", cells))
+            sizes |= cells.keys()
+    sizes = sorted(sizes)
+    print("| op, ranks | " + " | ".join(size_name(s) for s in sizes) + " |")
+    print("| --- |" + " --- |" * len(sizes))
+    for name, cells in rows:
+        print(f"| {name} | " + " | ".join(describe(cells.get(s, [])) for s in sizes) + " |")
+
+
+def size_name(size):
+    for unit, shift in (("MB", 20), ("KB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} B"
+
+
 def describe(values):
     if not values:
         return "-"
@@ -78,8 +108,12 @@ def main():
     ap.add_argument("--variant", default="default")
     ap.add_argument("--spread", type=float, default=1.5)
     ap.add_argument("--bands", default="100,250", help="round trips (ns) that part the host's states")
+    ap.add_argument("--table", action="store_true", help="one Markdown table of every log's bus bandwidth ratios")
     ap.add_argument("logs", nargs="+")
     args = ap.parse_args()
+    if args.table:
+        table(args.logs, args.variant)
+        return
     bands = [float(b) for b in args.bands.split(",")]
     names = [f"up to {bands[0]:.0f} ns"] + [f"{a:.0f}-{b:.0f} ns" for a, b in zip(bands, bands[1:])] \
         + [f"over {bands[-1]:.0f} ns"]
