@@ -7,11 +7,12 @@ development VM three: about 75 ns, 130 ns and 450 ns), and each system's median 
 in that band, whatever their rounds.
 
     python3 benchmarks/compare/steady_rounds.py [--variant default] [--spread 1.5] [--bands 100,250] AB_LOG...
-    python3 benchmarks/compare/steady_rounds.py --table [--variant new] AB_LOG[:LABEL]...
+    python3 benchmarks/compare/steady_rounds.py --table [--time] [--variant new] AB_LOG[:LABEL]...
 
 --table prints instead one Markdown row per op and rank count of every log (LABEL after the op's name), one column
 per size: the variant's bus bandwidth over Open MPI's, the median of the rounds' ratios of Open MPI's time over the
-variant's (and their range), as RESULTS.md's tables of every collective give it.
+variant's (and their range), as RESULTS.md's tables of every collective give it; with --time, the variant's time
+over Open MPI's instead, as its tables of small calls do.
 
 ab.sh --probe runs it on each op's block as it ends. Reads the `# OP N ranks, round R SYSTEM BYTES US` and
 `# probe, round R, WHEN: round trip T ns, ...` lines; a log of several ops and rank counts is read op by op (each
@@ -71,17 +72,18 @@ def ratios(times, variant, rounds, size):
     return out
 
 
-def table(logs, variant):
-    """The Markdown table of --table: bus bandwidth over Open MPI's, every round."""
+def table(logs, variant, time):
+    """The Markdown table of --table: bus bandwidth over Open MPI's (time: time over Open MPI's), every round."""
     rows, sizes = [], set()
     for spec in logs:
         path, _, label = spec.partition(":")
         for (op, ranks), block in read(path).items():
             times = block['times']
             rounds = sorted({k[0] for k in times}, key=int)
-            cells = {size: [1 / r for r in ratios(times, variant, rounds, size)] for size in {k[2] for k in times}}
+            cells = {size: [r if time else 1 / r for r in ratios(times, variant, rounds, size)]
+                     for size in {k[2] for k in times}}
             rows.append((f"{op}{' ' + label if label else ''}, {ranks}", cells))
-            sizes |= cells.keys()
+            sizes |= {size for size, values in cells.items() if values}  # a size Open MPI never ran is no column
     sizes = sorted(sizes)
     print("| op, ranks | " + " | ".join(size_name(s) for s in sizes) + " |")
     print("| --- |" + " --- |" * len(sizes))
@@ -109,10 +111,11 @@ def main():
     ap.add_argument("--spread", type=float, default=1.5)
     ap.add_argument("--bands", default="100,250", help="round trips (ns) that part the host's states")
     ap.add_argument("--table", action="store_true", help="one Markdown table of every log's bus bandwidth ratios")
+    ap.add_argument("--time", action="store_true", help="with --table: time over Open MPI's instead")
     ap.add_argument("logs", nargs="+")
     args = ap.parse_args()
     if args.table:
-        table(args.logs, args.variant)
+        table(args.logs, args.variant, args.time)
         return
     bands = [float(b) for b in args.bands.split(",")]
     names = [f"up to {bands[0]:.0f} ns"] + [f"{a:.0f}-{b:.0f} ns" for a, b in zip(bands, bands[1:])] \
