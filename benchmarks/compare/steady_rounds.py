@@ -59,6 +59,11 @@ def read(path):
     return runs
 
 
+def rounds_of(times):
+    """The rounds a block's times come from, in order (round numbers are strings in the log)."""
+    return sorted({k[0] for k in times}, key=int)
+
+
 def band(trip, bands):
     return sum(trip > b for b in bands)
 
@@ -79,7 +84,7 @@ def table(logs, variant, time):
         path, _, label = spec.partition(":")
         for (op, ranks), block in read(path).items():
             times = block['times']
-            rounds = sorted({k[0] for k in times}, key=int)
+            rounds = rounds_of(times)
             cells = {size: [r if time else 1 / r for r in ratios(times, variant, rounds, size)]
                      for size in {k[2] for k in times}}
             rows.append((f"{op}{' ' + label if label else ''}, {ranks}", cells))
@@ -123,7 +128,7 @@ def main():
     for path in args.logs:
         for (op, ranks), block in read(path).items():
             times, trips = block['times'], block['trips']
-            rounds = sorted({k[0] for k in times}, key=int)
+            rounds = rounds_of(times)
             steady = [r for r in rounds if trips.get(r) and max(trips[r]) <= args.spread * min(trips[r])]
             sizes = sorted({k[2] for k in times})
             source = f"{path}: " if len(args.logs) > 1 else ""

@@ -29,6 +29,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     int n = atoi(argv[1]), iters = atoi(argv[2]);
+    if (n < 1 || iters < 1) {
+        fprintf(stderr, "sum_loop: N and ITERS must be positive\n");
+        return 2;
+    }
     size_t bytes = (size_t) n * sizeof(float);
     float *a = aligned_alloc(4096, bytes + 4096), *b = aligned_alloc(4096, bytes + 4096),
           *d = aligned_alloc(4096, bytes + 4096);
