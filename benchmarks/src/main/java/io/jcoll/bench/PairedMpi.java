@@ -1,0 +1,370 @@
+package io.jcoll.bench;
+
+import io.jcoll.Communicator;
+import io.jcoll.DataType;
+import io.jcoll.HostBuffer;
+import io.jcoll.Jcoll;
+import io.jcoll.ReduceOp;
+import io.jcoll.spi.Settings;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * jcoll and Open MPI timed in the same processes, block by block: each block of K calls of jcoll is followed (or,
+ * every other block, preceded) by K calls of Open MPI's own collective on the same buffers, so that both meet the
+ * same machine. On the development VM the host moves its two CPUs between states that change a loopback or
+ * shared-memory call's time by 2-4x for seconds at a time (benchmarks/RESULTS.md, "three states"), for both
+ * libraries alike; runs of one system after the other meet different states, pairs of blocks tens of
+ * milliseconds apart mostly the same one. The figure is the median of the blocks' ratios.
+ *
+ * <p>Run under Open MPI's {@code mpirun} (benchmarks/compare/paired.sh): MPI is started here as {@code MPI_Init}
+ * starts it, jcoll's communicator is formed over the job's ranks with the transport asked for ({@code tcp} or
+ * {@code shm}) through its own rendezvous store on loopback (rank 0's port carried by one {@code MPI_Bcast}), not
+ * through MPI, which would need every thread level ({@link OpenMpiCalls#start}), and Open MPI runs on whatever path mpirun gave it (TCP on loopback with {@code --mca btl tcp,self},
+ * shared memory by default). Sizes and calls as {@code mpi_bench.c} makes them: the largest buffer of the call,
+ * float32 sums, Broadcast from rank 0 and in place for Open MPI; a block's time is the slowest rank's mean. After
+ * a size's blocks, out of place, one more call of each system is checked against a reference computed here in
+ * double precision (rank r's input holds r + i mod 7 at element i): the table's two "wrong" columns count the
+ * elements, on any rank, that differ.
+ *
+ * <pre>
+ * mpirun -np 2 java -cp CP io.jcoll.bench.PairedMpi OP [-b 8] [-e 2M] [-f 4] [-w WARMUP] [-k CALLS] [-B BLOCKS]
+ *     [--transport tcp|shm] [--jit-warmup CALLS] [--in-place] [--blocks-csv FILE]
+ * </pre>
+ */
+public final class PairedMpi {
+
+    private static final int INPUT_PERIOD = 7;
+    private static final int PAGE = 4096;
+    /** The time a size's untimed calls of each system take at most, in two halves, beyond {@link #MIN_WARMUP}. */
+    private static final Duration WARMUP_HALF = Duration.ofMillis(500);
+    private static final int MIN_WARMUP = 10;
+
+    private PairedMpi() {
+    }
+
+    record Options(Collective op, long min, long max, long factor, int warmup, int calls, int blocks, String transport,
+                   int jitWarmup, boolean inPlace, Path blocksCsv, int pageOffset) {
+
+        static final String USAGE = "usage: PairedMpi OP [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-k CALLS] "
+                + "[-B BLOCKS] [--transport tcp|shm] [--jit-warmup CALLS] [--in-place] [--blocks-csv FILE] "
+                + "[--page-offset BYTES]\n"
+                + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast (mpi_bench.c's); sizes take K, M "
+                + "suffixes\n  -w: untimed calls of each system per size (default 200; at most about a second's); -k: calls per block (default "
+                + "50); -B: blocks of each system per size (default 20)\n  --page-offset: where both buffers start in their "
+                + "pages, 0-4095 (default: where ByteBuffer.allocateDirect puts them)";
+
+        static Options parse(String[] args) {
+            if (args.length == 0) {
+                throw new IllegalArgumentException("name the operation first");
+            }
+            Collective op = Collective.parse(args[0]);
+            if (!List.of(Collective.ALLREDUCE, Collective.ALLGATHER, Collective.REDUCESCATTER, Collective.ALLTOALL,
+                    Collective.BROADCAST).contains(op)) {
+                throw new IllegalArgumentException(op.label() + " is not one of mpi_bench.c's operations");
+            }
+            long min = 8;
+            long max = 2 << 20;
+            long factor = 4;
+            int warmup = 200;
+            int calls = 50;
+            int blocks = 20;
+            int jit = 0;
+            String transport = "tcp";
+            boolean inPlace = false;
+            Path csv = null;
+            int pageOffset = -1;
+            for (int i = 1; i < args.length; i++) {
+                String a = args[i];
+                if (a.equals("--in-place")) {
+                    inPlace = true;
+                    continue;
+                }
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException(a + " needs a value");
+                }
+                String v = args[++i];
+                switch (a) {
+                    case "-b" -> min = Settings.parseBytes(v);
+                    case "-e" -> max = Settings.parseBytes(v);
+                    case "-f" -> factor = Long.parseLong(v);
+                    case "-w" -> warmup = Integer.parseInt(v);
+                    case "-k" -> calls = Integer.parseInt(v);
+                    case "-B" -> blocks = Integer.parseInt(v);
+                    case "--transport" -> transport = v;
+                    case "--jit-warmup" -> jit = Integer.parseInt(v);
+                    case "--blocks-csv" -> csv = Path.of(v);
+                    case "--page-offset" -> pageOffset = Integer.parseInt(v);
+                    default -> throw new IllegalArgumentException("unknown option " + a);
+                }
+            }
+            if (min < 4 || max < min || factor < 2 || warmup < 0 || calls < 1 || blocks < 1 || jit < 0
+                    || pageOffset < -1 || pageOffset >= PAGE) {
+                throw new IllegalArgumentException("sizes from 4 bytes up, -f at least 2, -k and -B at least 1, "
+                        + "-w and --jit-warmup not negative, --page-offset 0 to 4095");
+            }
+            if (max > Integer.MAX_VALUE / 2) {
+                throw new IllegalArgumentException("sizes up to 1 GB");
+            }
+            return new Options(op, min, max, factor, warmup, calls, blocks, transport, jit, inPlace, csv, pageOffset);
+        }
+    }
+
+    /** One block pair: each system's time per call (the slowest rank's mean), in microseconds. */
+    record Block(long bytes, int index, double jcollMicros, double mpiMicros) {
+        double ratio() {
+            return jcollMicros / mpiMicros;
+        }
+    }
+
+    public static void main(String[] args) throws IOException {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("PairedMpi: " + e.getMessage());
+            System.err.println(Options.USAGE);
+            System.exit(2);
+            return;
+        }
+        OpenMpiCalls mpi = OpenMpiCalls.start();
+        List<Block> all = new ArrayList<>();
+        try (Communicator comm = form(mpi, o.transport())) {
+            all.addAll(sweep(comm, mpi, o, System.out));
+        }
+        if (o.blocksCsv() != null && mpi.rank() == 0) {
+            List<String> lines = new ArrayList<>(List.of("bytes,block,jcoll_us,mpi_us"));
+            for (Block b : all) {
+                lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f", b.bytes(), b.index(), b.jcollMicros(),
+                        b.mpiMicros()));
+            }
+            Files.write(o.blocksCsv(), lines);
+        }
+        mpi.finish();
+    }
+
+    /** jcoll's communicator over MPI's ranks, all on this host, through a rendezvous store at rank 0. */
+    private static Communicator form(OpenMpiCalls mpi, String transport) throws IOException {
+        int rank = mpi.rank();
+        int size = mpi.size();
+        int port = 0;
+        if (rank == 0) {
+            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = probe.getLocalPort(); // free now; rank 0's store binds it within milliseconds
+            }
+        }
+        port = mpi.broadcast(port);
+        return Jcoll.builder().transport(transport).rank(rank).size(size).localRank(rank).localSize(size)
+                .master(InetAddress.getLoopbackAddress().getHostAddress(), port).build();
+    }
+
+    static List<Block> sweep(Communicator comm, OpenMpiCalls mpi, Options o, PrintStream out) {
+        int n = comm.size();
+        boolean report = comm.rank() == 0;
+        DataType type = DataType.FLOAT32;
+        ByteBuffer a = filled(o.max(), comm.rank(), INPUT_PERIOD, o.pageOffset());
+        ByteBuffer b = filled(o.max(), comm.rank(), 5, o.pageOffset());
+        long sendAt = OpenMpiCalls.address(a);
+        long recvAt = OpenMpiCalls.address(b);
+        Layout.Arenas arenas = new Layout.Arenas(HostBuffer.of(a, type), HostBuffer.of(b, type));
+        if (report) {
+            out.printf(Locale.ROOT, "# PairedMpi %s, %d ranks, jcoll over %s%s against Open MPI in the same processes:"
+                    + " %d blocks of %d calls per size, %d untimed calls each first; buffers at page offsets %d and %d%n",
+                    o.op().label(), n, comm.transport().name(), o.inPlace() ? " (in place)" : "", o.blocks(), o.calls(),
+                    o.warmup(), a.alignmentOffset(0, PAGE), b.alignmentOffset(0, PAGE));
+            mpi.callMicros(100_000); // compiled first
+            out.printf(Locale.ROOT, "# a call into Open MPI from Java costs %.3f us beyond its own work (a trivial MPI "
+                    + "call's mean through the same binding): Open MPI's times below include it%n",
+                    mpi.callMicros(1_000_000));
+            out.printf("# %10s %12s %12s %10s %22s %7s %7s%n", "bytes", "jcoll (us)", "mpi (us)", "ratio",
+                    "ratios (p10-p90)", "wrong", "(mpi)");
+        }
+        if (o.jitWarmup() > 0) {
+            Layout first = layout(o, arenas, o.min(), comm.rank(), n);
+            for (int i = 0; i < o.jitWarmup(); i++) {
+                o.op().run(comm, first, ReduceOp.SUM, 0);
+            }
+        }
+        List<Block> blocks = new ArrayList<>();
+        for (long bytes = o.min(); bytes <= o.max(); bytes *= o.factor()) {
+            long total = total(o.op(), bytes, n);
+            if (total < (o.op() == Collective.ALLREDUCE || o.op() == Collective.BROADCAST ? 1 : n)) {
+                continue;
+            }
+            Layout l = layout(o, arenas, bytes, comm.rank(), n);
+            for (int half = 0; half < 2; half++) { // the JIT meets this size's paths before the quiet wait
+                int calls = warmupCalls(comm, mpi, o, l);
+                for (int i = 0; i < calls; i++) {
+                    mpi.run(o.op(), sendAt, recvAt, total, n);
+                }
+            }
+            JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
+            List<Block> size = new ArrayList<>();
+            for (int k = 0; k < o.blocks(); k++) {
+                double jcoll;
+                double other;
+                if (k % 2 == 0) { // neither system always runs right after the other
+                    jcoll = timeJcoll(comm, mpi, o, l);
+                    other = timeMpi(mpi, o, sendAt, recvAt, total, n);
+                } else {
+                    other = timeMpi(mpi, o, sendAt, recvAt, total, n);
+                    jcoll = timeJcoll(comm, mpi, o, l);
+                }
+                size.add(new Block(total * 4, k, jcoll, other));
+            }
+            blocks.addAll(size);
+            String wrong = "      -       -";
+            if (!o.inPlace()) {
+                o.op().run(comm, l, ReduceOp.SUM, 0);
+                long jcollWrong = (long) mpi.sum(wrong(o.op(), b, total, comm.rank(), n));
+                mpi.run(o.op(), sendAt, recvAt, total, n);
+                long mpiWrong = (long) mpi.sum(wrong(o.op(), b, total, comm.rank(), n));
+                wrong = String.format(Locale.ROOT, "%7d %7d", jcollWrong, mpiWrong);
+            }
+            if (report) {
+                double[] ratios = size.stream().mapToDouble(Block::ratio).sorted().toArray();
+                out.printf(Locale.ROOT, "  %10d %12.2f %12.2f %9.2fx %13.2f-%.2fx %s%n", total * 4,
+                        ResultRow.median(size.stream().mapToDouble(Block::jcollMicros).toArray()),
+                        ResultRow.median(size.stream().mapToDouble(Block::mpiMicros).toArray()),
+                        ResultRow.median(ratios),
+                        quantile(ratios, 0.1), quantile(ratios, 0.9), wrong);
+                out.flush();
+            }
+        }
+        return blocks;
+    }
+
+    /**
+     * The elements of this rank's output {@code out} that differ from what {@code op} should leave there, computed
+     * in double precision from every rank's input (rank r's element i: r + i mod 7); Broadcast's root is rank 0.
+     */
+    static int wrong(Collective op, ByteBuffer out, long total, int rank, int n) {
+        int block = (int) (total / n);
+        int length = switch (op) {
+            case REDUCESCATTER -> block;
+            case ALLGATHER, ALLTOALL -> block * n;
+            default -> (int) total;
+        };
+        int wrong = 0;
+        for (int i = 0; i < length; i++) {
+            double expected = switch (op) {
+                case ALLREDUCE -> {
+                    double sum = 0;
+                    for (int r = 0; r < n; r++) {
+                        sum += input(r, i);
+                    }
+                    yield sum;
+                }
+                case REDUCESCATTER -> {
+                    double sum = 0;
+                    for (int r = 0; r < n; r++) {
+                        sum += input(r, rank * block + i);
+                    }
+                    yield sum;
+                }
+                case ALLGATHER -> input(i / block, i % block);
+                case ALLTOALL -> input(i / block, rank * block + i % block);
+                case BROADCAST -> input(0, i);
+                default -> throw new IllegalArgumentException(op.label() + " is not one of mpi_bench.c's operations");
+            };
+            if (out.getFloat(i * 4) != expected) {
+                wrong++;
+            }
+        }
+        return wrong;
+    }
+
+    /** Element {@code i} of rank {@code r}'s input. */
+    private static float input(int r, int i) {
+        return r + i % INPUT_PERIOD;
+    }
+
+    /**
+     * Half of a size's untimed jcoll calls: {@code -w / 2}, or as many as fit in {@link #WARMUP_HALF} where the
+     * size's calls are long (at least {@link #MIN_WARMUP}), timed on the slowest rank, whose time every rank gets,
+     * so that all make as many. Returns how many it made, for Open MPI's half.
+     */
+    private static int warmupCalls(Communicator comm, OpenMpiCalls mpi, Options o, Layout l) {
+        int wanted = (o.warmup() + 1) / 2;
+        long start = System.nanoTime();
+        int made = 0;
+        while (made < Math.min(wanted, MIN_WARMUP)) {
+            o.op().run(comm, l, ReduceOp.SUM, 0);
+            made++;
+        }
+        double each = made == 0 ? 0 : mpi.max((System.nanoTime() - start) / (double) made);
+        int calls = each == 0 ? wanted : (int) Math.min(wanted, Math.max(MIN_WARMUP, WARMUP_HALF.toNanos() / each));
+        for (; made < calls; made++) {
+            o.op().run(comm, l, ReduceOp.SUM, 0);
+        }
+        return calls;
+    }
+
+    private static double timeJcoll(Communicator comm, OpenMpiCalls mpi, Options o, Layout l) {
+        mpi.barrier();
+        long start = System.nanoTime();
+        for (int i = 0; i < o.calls(); i++) {
+            o.op().run(comm, l, ReduceOp.SUM, 0);
+        }
+        return mpi.max((System.nanoTime() - start) / 1e3 / o.calls());
+    }
+
+    private static double timeMpi(OpenMpiCalls mpi, Options o, long sendAt, long recvAt, long total, int n) {
+        mpi.barrier();
+        long start = System.nanoTime();
+        for (int i = 0; i < o.calls(); i++) {
+            mpi.run(o.op(), sendAt, recvAt, total, n);
+        }
+        return mpi.max((System.nanoTime() - start) / 1e3 / o.calls());
+    }
+
+    /** Floats of the largest buffer at {@code bytes}, as mpi_bench.c rounds them (whole blocks per rank). */
+    static long total(Collective op, long bytes, int n) {
+        long total = bytes / 4;
+        return op == Collective.ALLREDUCE || op == Collective.BROADCAST ? total : total - total % n;
+    }
+
+    private static Layout layout(Options o, Layout.Arenas arenas, long bytes, int rank, int n) {
+        return Layout.of(o.op(), arenas, DataType.FLOAT32, total(o.op(), bytes, n), rank, n, o.inPlace());
+    }
+
+    /**
+     * Direct memory holding data (never the kernel's zero page), as mpi_bench.c fills its buffers; starting at
+     * {@code pageOffset} in its page, or where {@code allocateDirect} put it (-1).
+     */
+    private static ByteBuffer filled(long bytes, int rank, int period, int pageOffset) {
+        int length = (int) Math.max(bytes, 64);
+        ByteBuffer buffer;
+        if (pageOffset < 0) {
+            buffer = ByteBuffer.allocateDirect(length);
+        } else {
+            ByteBuffer whole = ByteBuffer.allocateDirect(length + 2 * PAGE);
+            int start = Math.floorMod(pageOffset - whole.alignmentOffset(0, PAGE), PAGE);
+            buffer = whole.slice(start, length);
+        }
+        buffer.order(ByteOrder.nativeOrder());
+        for (int i = 0; i + 4 <= buffer.capacity(); i += 4) {
+            buffer.putFloat(i, rank + (i / 4) % period);
+        }
+        return buffer;
+    }
+
+    /** The {@code q} quantile of sorted {@code values}, interpolated between neighbours. */
+    static double quantile(double[] sorted, double q) {
+        double at = q * (sorted.length - 1);
+        int low = (int) Math.floor(at);
+        int high = Math.min(low + 1, sorted.length - 1);
+        return sorted[low] + (sorted[high] - sorted[low]) * (at - low);
+    }
+}
