@@ -31,9 +31,13 @@ import java.security.SecureRandom;
  * so there all three read their peers from 128 KB ({@link #ALONE_MIN_BYTES}). Not otherwise for broadcast and
  * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
  * time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x from 4 MB, on 16
- * cores), and an in-place broadcast gained nothing even alone (its root only waiting: 0.83-1.54x at 128 KB-32
- * MB on two CPUs); nor for reductions, where what a rank reads must still be combined with its own, the second pass
- * the slots make.
+ * cores); nor for reductions, where what a rank reads must still be combined with its own, the second pass the
+ * slots make. An in-place broadcast's root is read where two ranks copy alone, up to
+ * {@link #ALONE_IN_PLACE_ROOT_MAX_BYTES}: timed block by block beside Open MPI in the same processes on the 2-vCPU
+ * VM, it took 1.01-1.11x Open MPI's time at 128 KB-2 MB in three runs, the slots 0.92-5.17x (5x in the host's
+ * slow state, where each slot crosses the CPUs right after it is written); above, the slots keep both ranks
+ * copying and took 0.62-0.65x Open MPI's time at 8-32 MB in the host's fast state (benchmarks/RESULTS.md,
+ * 2026-11-28). Runs of one system after the other had hidden it in the host's moves (0.83-1.54x the slots' time).
  */
 final class SingleCopy {
 
@@ -46,6 +50,10 @@ final class SingleCopy {
      * CPUs of a Xeon single copy took 0.70 and 0.57x the slots' time at 128 and 512 KB.
      */
     static final long ALONE_MIN_BYTES = 128 << 10;
+    /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
+    static final long ALONE_IN_PLACE_ROOT_MAX_BYTES = 2 << 20;
+    /** For {@link #sourceAddress}: no in-place root is read. */
+    static final long NO_IN_PLACE_ROOT = -1;
     /** A size setting not given: the default applies. */
     private static final long UNSET = -1;
     /** Bytes a crew member reads in one go from memory it can view: a read is one system call. */
@@ -58,13 +66,15 @@ final class SingleCopy {
     private final Sizes sizes;
     private final String offBecause;
     private final String tracerSays; // what Yama asked of this rank and what it did (Tracer); null: nothing
+    private final long inPlaceRootMaxBytes; // the largest in-place broadcast whose root is read; NO_IN_PLACE_ROOT
 
-    private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, String offBecause,
-                       String tracerSays) {
+    private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
+                       String offBecause, String tracerSays) {
         this.control = control;
         this.memory = memory;
         this.size = size;
         this.sizes = sizes;
+        this.inPlaceRootMaxBytes = inPlaceRootMaxBytes;
         this.offBecause = offBecause;
         this.tracerSays = tracerSays;
     }
@@ -174,8 +184,12 @@ final class SingleCopy {
             if (why[0] != null && tracerSays != null) {
                 why[0] += "; " + tracerSays; // what Yama asked: most likely why a rank could not read its peers
             }
-            return why[0] != null ? new SingleCopy(control, null, size, Sizes.NEVER, why[0], null)
-                    : new SingleCopy(control, memory, size, sizes.withDefaults(size == 2 && alone), null, tracerSays);
+            if (why[0] != null) {
+                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, why[0], null);
+            }
+            boolean twoAlone = size == 2 && alone;
+            return new SingleCopy(control, memory, size, sizes.withDefaults(twoAlone),
+                    twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT, null, tracerSays);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -193,7 +207,9 @@ final class SingleCopy {
     String describe() {
         return memory == null ? "single copy off (" + offBecause + ")"
                 : "single copy (each rank reads its peers' buffers with process_vm_readv) for "
-                + describe(sizes) + (tracerSays == null ? "" : "; " + tracerSays);
+                + describe(sizes) + (inPlaceRootMaxBytes == NO_IN_PLACE_ROOT ? ""
+                        : ", in-place broadcasts' roots too up to " + Limits.describe(inPlaceRootMaxBytes))
+                + (tracerSays == null ? "" : "; " + tracerSays);
     }
 
     private static String describe(Sizes sizes) {
@@ -223,7 +239,7 @@ final class SingleCopy {
 
     /** Runs {@code call} with one copy a byte and returns true, or returns false for the slots to run it. */
     boolean run(Slots s, Call call) {
-        control.publishSource(s.rank(), sourceAddress(call));
+        control.publishSource(s.rank(), sourceAddress(call, inPlaceRootMaxBytes));
         s.publish();
         s.awaitAll();
         long[] sources = sources(call);
@@ -237,12 +253,16 @@ final class SingleCopy {
 
     /**
      * Where this rank's input starts, for its peers to read; 0 where it cannot be read, or is not to be: an
-     * all-to-all in place (a block would be overwritten while a peer reads it) and a broadcast's root in place
-     * (no faster read than through the slots, measured). A broadcast's other ranks have no input: 0.
+     * all-to-all in place (a block would be overwritten while a peer reads it) and a broadcast's root in place above
+     * {@code inPlaceRootMaxBytes} (the slots were faster: see the class comment; {@link #NO_IN_PLACE_ROOT} for
+     * every size). A broadcast's other ranks have no input: what they publish is not read.
      */
-    static long sourceAddress(Call call) {
-        boolean notToBeRead = call.inPlace()
-                && (call.operation() == Operation.ALL_TO_ALL || call.operation() == Operation.BROADCAST);
+    static long sourceAddress(Call call, long inPlaceRootMaxBytes) {
+        boolean notToBeRead = call.inPlace() && switch (call.operation()) {
+            case ALL_TO_ALL -> true;
+            case BROADCAST -> call.count() * call.type().size() > inPlaceRootMaxBytes;
+            default -> false;
+        };
         if (notToBeRead || !(call.send() instanceof HostBuffer in) || !in.isByteAddressable()) {
             return 0;
         }
@@ -300,9 +320,15 @@ final class SingleCopy {
         });
     }
 
-    /** A receiver reads the whole message from the root's input; the root copies its input to its output (never in place here). */
+    /**
+     * A receiver reads the whole message from the root's input; the root copies its input to its output, or in place
+     * has nothing to do but wait for the readers ({@link #run}'s last phase).
+     */
     private void broadcast(Slots s, Call call, long rootSource) {
         boolean isRoot = s.rank() == call.root();
+        if (isRoot && call.inPlace()) {
+            return;
+        }
         StagedAccess out = (StagedAccess) call.recv();
         String operation = call.operation().label();
         inShares(s, call, (at, length) -> {

@@ -185,8 +185,8 @@ class SingleCopyTest {
 
     /**
      * Which inputs a rank offers its peers to read: any direct input, but an all-to-all's in place (overwritten as
-     * it is read) and a broadcast's root in place (measured no faster than the slots); a heap buffer never (it has
-     * no address).
+     * it is read) and a broadcast's root in place above the size agreed for it (none but where two ranks copy
+     * alone); a heap buffer never (it has no address).
      */
     @Test
     void inPlaceRootsAndAllToAllsAreNotOfferedForReading() {
@@ -194,11 +194,16 @@ class SingleCopyTest {
         HostBuffer direct = HostBuffer.of(buffer(true, 64), DataType.FLOAT32);
         HostBuffer other = HostBuffer.of(buffer(true, 64), DataType.FLOAT32);
         HostBuffer heap = HostBuffer.of(buffer(false, 64), DataType.FLOAT32);
-        assertTrue(SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, other, 64, false)) != 0);
-        assertTrue(SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, other, 32, false)) != 0);
-        assertEquals(0, SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, direct, 64, true)));
-        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, direct, 32, true)));
-        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_GATHER, heap, other, 16, false)));
+        long none = SingleCopy.NO_IN_PLACE_ROOT;
+        assertTrue(SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, other, 64, false), none) != 0);
+        assertTrue(SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, other, 32, false), none) != 0);
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, direct, 64, true), none));
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, direct, 32, true), none));
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_GATHER, heap, other, 16, false), none));
+        // an in-place root of up to 256 bytes (64 floats) read, one float more not; in-place all-to-alls never
+        assertTrue(SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, direct, 64, true), 256) != 0);
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, direct, 65, true), 256));
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, direct, 32, true), 1 << 20));
     }
 
     private static Call call(Operation op, HostBuffer send, HostBuffer recv, long count, boolean inPlace) {
@@ -207,14 +212,15 @@ class SingleCopyTest {
 
     /**
      * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls, gathers
-     * and out-of-place broadcasts from 128 KiB, and real calls of 256-320 KiB that take it are right; with crews on
-     * either rank, or three ranks, all-to-alls from 512 KiB, gathers from 32 MiB and no broadcasts, every rank
-     * saying the same.
+     * and out-of-place broadcasts from 128 KiB, and in-place broadcasts up to 2 MiB from their roots, and real calls
+     * of 256-320 KiB that take it are right; with crews on either rank, or three ranks, all-to-alls from 512 KiB,
+     * gathers from 32 MiB and no broadcasts, every rank saying the same.
      */
     @Test
     void twoRanksCopyingAloneReadFrom128K() {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
-        String alone = "out-of-place all-to-alls from 128 KiB, gathers from 128 KiB and out-of-place broadcasts from 128 KiB";
+        String alone = "out-of-place all-to-alls from 128 KiB, gathers from 128 KiB and out-of-place broadcasts from 128 KiB"
+                + ", in-place broadcasts' roots too up to 2 MiB";
         String crews = "out-of-place all-to-alls from 512 KiB, gathers from 32 MiB and no out-of-place broadcasts";
         defaultsAre(2, rank -> "1", alone);
         defaultsAre(2, rank -> rank == 0 ? "1" : "2", crews);
@@ -229,6 +235,7 @@ class SingleCopyTest {
             try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", threads.apply(rank)))) {
                 String summary = comm.network().summary();
                 assertTrue(summary.contains(expected), summary);
+                assertEquals(expected.contains("in-place"), summary.contains("in-place broadcasts' roots"), summary);
                 ByteBuffer in = buffer(true, count);
                 for (int i = 0; i < count; i++) {
                     in.putFloat(i * 4, value(seed, rank, 0, i));
@@ -237,8 +244,14 @@ class SingleCopyTest {
                 comm.broadcast(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(out, DataType.FLOAT32), count, 1);
                 ByteBuffer all = buffer(true, count * n);
                 comm.allGather(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(all, DataType.FLOAT32), count);
+                ByteBuffer shared = buffer(true, count); // in place from rank 0: read from it where two copy alone
+                for (int i = 0; rank == 0 && i < count; i++) {
+                    shared.putFloat(i * 4, value(seed, 0, 1, i));
+                }
+                comm.broadcast(HostBuffer.of(shared, DataType.FLOAT32), 0);
                 for (int i = 0; i < count; i++) {
                     assertEquals(value(seed, 1, 0, i), out.getFloat(i * 4), "broadcast");
+                    assertEquals(value(seed, 0, 1, i), shared.getFloat(i * 4), "broadcast in place");
                     for (int s = 0; s < n; s++) {
                         assertEquals(value(seed, s, 0, i), all.getFloat((s * count + i) * 4), "all-gather");
                     }
