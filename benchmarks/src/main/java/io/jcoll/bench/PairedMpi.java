@@ -203,35 +203,9 @@ public final class PairedMpi {
                 continue;
             }
             Layout l = layout(o, arenas, bytes, comm.rank(), n);
-            for (int half = 0; half < 2; half++) { // the JIT meets this size's paths before the quiet wait
-                int calls = warmupCalls(comm, mpi, o, l);
-                for (int i = 0; i < calls; i++) {
-                    mpi.run(o.op(), sendAt, recvAt, total, n);
-                }
-            }
-            JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
-            List<Block> size = new ArrayList<>();
-            for (int k = 0; k < o.blocks(); k++) {
-                double jcoll;
-                double other;
-                if (k % 2 == 0) { // neither system always runs right after the other
-                    jcoll = timeJcoll(comm, mpi, o, l);
-                    other = timeMpi(mpi, o, sendAt, recvAt, total, n);
-                } else {
-                    other = timeMpi(mpi, o, sendAt, recvAt, total, n);
-                    jcoll = timeJcoll(comm, mpi, o, l);
-                }
-                size.add(new Block(total * 4, k, jcoll, other));
-            }
+            List<Block> size = blocksAt(comm, mpi, o, l, sendAt, recvAt, total);
             blocks.addAll(size);
-            String wrong = "      -       -";
-            if (!o.inPlace()) {
-                o.op().run(comm, l, ReduceOp.SUM, 0);
-                long jcollWrong = (long) mpi.sum(wrong(o.op(), b, total, comm.rank(), n));
-                mpi.run(o.op(), sendAt, recvAt, total, n);
-                long mpiWrong = (long) mpi.sum(wrong(o.op(), b, total, comm.rank(), n));
-                wrong = String.format(Locale.ROOT, "%7d %7d", jcollWrong, mpiWrong);
-            }
+            String wrong = o.inPlace() ? "      -       -" : check(comm, mpi, o, l, b, sendAt, recvAt, total);
             if (report) {
                 double[] ratios = size.stream().mapToDouble(Block::ratio).sorted().toArray();
                 out.printf(Locale.ROOT, "  %10d %12.2f %12.2f %9.2fx %13.2f-%.2fx %s%n", total * 4,
@@ -243,6 +217,48 @@ public final class PairedMpi {
             }
         }
         return blocks;
+    }
+
+    /** One size: both systems' untimed calls, then the blocks, each system's in turn, the order swapped each block. */
+    private static List<Block> blocksAt(Communicator comm, OpenMpiCalls mpi, Options o, Layout l, long sendAt,
+                                        long recvAt, long total) {
+        int n = comm.size();
+        for (int half = 0; half < 2; half++) { // the JIT meets this size's paths before the quiet wait
+            int calls = warmupCalls(comm, mpi, o, l);
+            for (int i = 0; i < calls; i++) {
+                mpi.run(o.op(), sendAt, recvAt, total, n);
+            }
+        }
+        JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
+        List<Block> size = new ArrayList<>();
+        for (int k = 0; k < o.blocks(); k++) {
+            double jcoll;
+            double other;
+            if (k % 2 == 0) { // neither system always runs right after the other
+                jcoll = timeJcoll(comm, mpi, o, l);
+                other = timeMpi(mpi, o, sendAt, recvAt, total, n);
+            } else {
+                other = timeMpi(mpi, o, sendAt, recvAt, total, n);
+                jcoll = timeJcoll(comm, mpi, o, l);
+            }
+            size.add(new Block(total * 4, k, jcoll, other));
+        }
+        return size;
+    }
+
+    /**
+     * One more out-of-place call of each system, its output {@code b} checked on every rank ({@link #wrong}): the
+     * two counts of wrong elements, summed over the ranks, for the table. Open MPI's Broadcast sends the root's
+     * {@code b}, which jcoll's call has just filled with the root's input.
+     */
+    private static String check(Communicator comm, OpenMpiCalls mpi, Options o, Layout l, ByteBuffer b, long sendAt,
+                                long recvAt, long total) {
+        int n = comm.size();
+        o.op().run(comm, l, ReduceOp.SUM, 0);
+        long jcollWrong = (long) mpi.sum(wrong(o.op(), b, total, comm.rank(), n));
+        mpi.run(o.op(), sendAt, recvAt, total, n);
+        long mpiWrong = (long) mpi.sum(wrong(o.op(), b, total, comm.rank(), n));
+        return String.format(Locale.ROOT, "%7d %7d", jcollWrong, mpiWrong);
     }
 
     /**

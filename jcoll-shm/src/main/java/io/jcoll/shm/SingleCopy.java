@@ -38,6 +38,8 @@ import java.security.SecureRandom;
  * slow state, where each slot crosses the CPUs right after it is written); above, the slots keep both ranks
  * copying and took 0.62-0.65x Open MPI's time at 8-32 MB in the host's fast state (benchmarks/RESULTS.md,
  * 2026-11-28). Runs of one system after the other had hidden it in the host's moves (0.83-1.54x the slots' time).
+ * On two CPUs of a Xeon the read root was faster than the slots at 128-512 KB too and slower at 2 MB (1.06-1.13x
+ * Open MPI's time against 0.93-0.96x): the limit follows the VM, a host of two CPUs as this path meets them.
  */
 final class SingleCopy {
 
