@@ -13,11 +13,12 @@ MPI_BENCH=$PWD/.gpu-tests/mpi_bench
 cores=$(nproc)
 lscpu > "$OUT/lscpu.txt"
 sizes() { echo "${LO:-8} ${HI:-64} ${FACTOR:-8}"; }
-mpi=(mpirun --allow-run-as-root --oversubscribe)
+source benchmarks/compare/openmpi.sh  # mpirun_shm: Open MPI's default path on one host, as ab.sh runs it
 
-# pins each rank JVM of the jcoll perf whose launcher is $1 to one core: rank r to core ${cores_of[r]}
-pin_ranks() {
-  local launcher=$1 n=$2 spread=$3 pinned=0 deadline=$((SECONDS + 20)) pid r core
+# pins each of the N rank JVMs of the running jcoll perf (found by their RANK) to one core, every thread: rank r to
+# core r, or with SPREAD to core r * cores / N
+pin_ranks() {  # N SPREAD(0|1)
+  local n=$1 spread=$2 pinned=0 deadline=$((SECONDS + 20)) pid r core
   while (( pinned < n && SECONDS < deadline )); do
     pinned=0
     for pid in $(pgrep -f "io.jcoll.bench.Perf"); do
@@ -42,8 +43,8 @@ jcoll_run() {  # OP RANKS PIN(none|near|far)
     -i "${ITERS:-100000}" --jit-warmup "${JIT_WARMUP:-2000000}" --transport shm --csv "$csv" > "$work/jcoll.out" 2>&1 &
   local launcher=$!
   case $3 in
-    near) pin_ranks "$launcher" "$2" 0 ;;
-    far) pin_ranks "$launcher" "$2" 1 ;;
+    near) pin_ranks "$2" 0 ;;
+    far) pin_ranks "$2" 1 ;;
   esac
   wait "$launcher" || { echo "# jcoll $1 $2 $3 failed:"; tail -5 "$work/jcoll.out" | sed 's/^/#   /'; }
   [[ -f $csv ]] && awk -F, '!/^system,/ && NF >= 8 {print $6, $8}' "$csv"
@@ -53,7 +54,7 @@ mpi_run() {  # OP RANKS BINDING(default|none)
   local bind=()
   [[ $3 == none ]] && bind=(--bind-to none)
   # shellcheck disable=SC2046
-  timeout 120 "${mpi[@]}" "${bind[@]}" --report-bindings -np "$2" "$MPI_BENCH" "$1" $(sizes) "${WARM:-20000}" \
+  timeout 120 "${mpirun_shm[@]}" "${bind[@]}" --report-bindings -np "$2" "$MPI_BENCH" "$1" $(sizes) "${WARM:-20000}" \
     "${ITERS:-100000}" 2> "$work/mpi.err" | awk -F, '!/^system,/ && NF >= 8 {print $6, $8}'
   grep -o "rank [0-9]* bound to [^]]*\]\|not bound" "$work/mpi.err" | sed "s/^/# mpi $3: /" | sort -u >> "$work/pins"
 }

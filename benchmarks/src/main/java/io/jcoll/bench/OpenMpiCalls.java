@@ -34,9 +34,9 @@ final class OpenMpiCalls {
     }
 
     /**
-     * Loads Open MPI's library and initialises MPI as {@code MPI_Init} does (one thread level: a program that asks
-     * for every level, as jcoll's MPI runtime does, takes 3-5 % longer for an 8-byte AllReduce over TCP here), so
-     * jcoll is not to use MPI in the same process: {@link PairedMpi} forms its communicator with its own rendezvous.
+     * Loads Open MPI's library and initialises MPI as {@code MPI_Init} does, as mpi_bench has it (one thread level:
+     * asking for every level, as jcoll's MPI runtime does, has Open MPI lock around its progress), so jcoll is not to
+     * use MPI in the same process: {@link PairedMpi} forms its communicator with its own rendezvous.
      */
     static OpenMpiCalls start() {
         NativeLibrary lib;

@@ -31,8 +31,8 @@ import java.util.Locale;
  * <p>Run under Open MPI's {@code mpirun} (benchmarks/compare/paired.sh): MPI is started here as {@code MPI_Init}
  * starts it, jcoll's communicator is formed over the job's ranks with the transport asked for ({@code tcp} or
  * {@code shm}) through its own rendezvous store on loopback (rank 0's port carried by one {@code MPI_Bcast}), not
- * through MPI, which would need every thread level ({@link OpenMpiCalls#start}), and Open MPI runs on whatever path mpirun gave it (TCP on loopback with {@code --mca btl tcp,self},
- * shared memory by default). Sizes and calls as {@code mpi_bench.c} makes them: the largest buffer of the call,
+ * through MPI, which would need every thread level ({@link OpenMpiCalls#start}), and Open MPI runs on whatever path
+ * mpirun gave it (TCP on loopback with {@code --mca btl tcp,self}, shared memory by default). Sizes and calls as {@code mpi_bench.c} makes them: the largest buffer of the call,
  * float32 sums, Broadcast from rank 0 and in place for Open MPI; a block's time is the slowest rank's mean. After
  * a size's blocks, out of place, one more call of each system is checked against a reference computed here in
  * double precision (rank r's input holds r + i mod 7 at element i): the table's two "wrong" columns count the
@@ -40,7 +40,7 @@ import java.util.Locale;
  *
  * <pre>
  * mpirun -np 2 java -cp CP io.jcoll.bench.PairedMpi OP [-b 8] [-e 2M] [-f 4] [-w WARMUP] [-k CALLS] [-B BLOCKS]
- *     [--transport tcp|shm] [--jit-warmup CALLS] [--in-place] [--blocks-csv FILE]
+ *     [--transport tcp|shm] [--jit-warmup CALLS] [--in-place] [--blocks-csv FILE] [--page-offset BYTES]
  * </pre>
  */
 public final class PairedMpi {
@@ -61,9 +61,10 @@ public final class PairedMpi {
                 + "[-B BLOCKS] [--transport tcp|shm] [--jit-warmup CALLS] [--in-place] [--blocks-csv FILE] "
                 + "[--page-offset BYTES]\n"
                 + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast (mpi_bench.c's); sizes take K, M "
-                + "suffixes\n  -w: untimed calls of each system per size (default 200; at most about a second's); -k: calls per block (default "
-                + "50); -B: blocks of each system per size (default 20)\n  --page-offset: where both buffers start in their "
-                + "pages, 0-4095 (default: where ByteBuffer.allocateDirect puts them)";
+                + "suffixes\n  -w: untimed calls of each system per size (default 200; at most about a second's); "
+                + "-k: calls per block (default 50); -B: blocks of each system per size (default 20)\n"
+                + "  --page-offset: where both buffers start in their pages, 0-4095 (default: where "
+                + "ByteBuffer.allocateDirect puts them)";
 
         static Options parse(String[] args) {
             if (args.length == 0) {
@@ -230,16 +231,18 @@ public final class PairedMpi {
             }
         }
         JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
+        Runnable jcollCall = () -> o.op().run(comm, l, ReduceOp.SUM, 0);
+        Runnable mpiCall = () -> mpi.run(o.op(), sendAt, recvAt, total, n);
         List<Block> size = new ArrayList<>();
         for (int k = 0; k < o.blocks(); k++) {
             double jcoll;
             double other;
             if (k % 2 == 0) { // neither system always runs right after the other
-                jcoll = timeJcoll(comm, mpi, o, l);
-                other = timeMpi(mpi, o, sendAt, recvAt, total, n);
+                jcoll = block(mpi, o, jcollCall);
+                other = block(mpi, o, mpiCall);
             } else {
-                other = timeMpi(mpi, o, sendAt, recvAt, total, n);
-                jcoll = timeJcoll(comm, mpi, o, l);
+                other = block(mpi, o, mpiCall);
+                jcoll = block(mpi, o, jcollCall);
             }
             size.add(new Block(total * 4, k, jcoll, other));
         }
@@ -275,20 +278,8 @@ public final class PairedMpi {
         int wrong = 0;
         for (int i = 0; i < length; i++) {
             double expected = switch (op) {
-                case ALLREDUCE -> {
-                    double sum = 0;
-                    for (int r = 0; r < n; r++) {
-                        sum += input(r, i);
-                    }
-                    yield sum;
-                }
-                case REDUCESCATTER -> {
-                    double sum = 0;
-                    for (int r = 0; r < n; r++) {
-                        sum += input(r, rank * block + i);
-                    }
-                    yield sum;
-                }
+                case ALLREDUCE -> sumOfInputs(n, i);
+                case REDUCESCATTER -> sumOfInputs(n, rank * block + i);
                 case ALLGATHER -> input(i / block, i % block);
                 case ALLTOALL -> input(i / block, rank * block + i % block);
                 case BROADCAST -> input(0, i);
@@ -299,6 +290,15 @@ public final class PairedMpi {
             }
         }
         return wrong;
+    }
+
+    /** Element {@code i} of every rank's input, summed in double precision. */
+    private static double sumOfInputs(int n, int i) {
+        double sum = 0;
+        for (int r = 0; r < n; r++) {
+            sum += input(r, i);
+        }
+        return sum;
     }
 
     /** Element {@code i} of rank {@code r}'s input. */
@@ -313,36 +313,29 @@ public final class PairedMpi {
      */
     private static int warmupCalls(Communicator comm, OpenMpiCalls mpi, Options o, Layout l) {
         int wanted = (o.warmup() + 1) / 2;
-        long start = System.nanoTime();
-        int made = 0;
-        while (made < Math.min(wanted, MIN_WARMUP)) {
-            o.op().run(comm, l, ReduceOp.SUM, 0);
-            made++;
-        }
-        double each = made == 0 ? 0 : mpi.max((System.nanoTime() - start) / (double) made);
-        int calls = each == 0 ? wanted : (int) Math.min(wanted, Math.max(MIN_WARMUP, WARMUP_HALF.toNanos() / each));
-        for (; made < calls; made++) {
+        int timed = Math.min(wanted, MIN_WARMUP);
+        double each = mpi.max(nanosPerCall(timed, () -> o.op().run(comm, l, ReduceOp.SUM, 0)));
+        int calls = timed < MIN_WARMUP ? timed
+                : (int) Math.min(wanted, Math.max(MIN_WARMUP, WARMUP_HALF.toNanos() / each));
+        for (int made = timed; made < calls; made++) {
             o.op().run(comm, l, ReduceOp.SUM, 0);
         }
         return calls;
     }
 
-    private static double timeJcoll(Communicator comm, OpenMpiCalls mpi, Options o, Layout l) {
+    /** One block of {@code -k} calls, started together on every rank: the slowest rank's microseconds a call. */
+    private static double block(OpenMpiCalls mpi, Options o, Runnable call) {
         mpi.barrier();
-        long start = System.nanoTime();
-        for (int i = 0; i < o.calls(); i++) {
-            o.op().run(comm, l, ReduceOp.SUM, 0);
-        }
-        return mpi.max((System.nanoTime() - start) / 1e3 / o.calls());
+        return mpi.max(nanosPerCall(o.calls(), call) / 1e3);
     }
 
-    private static double timeMpi(OpenMpiCalls mpi, Options o, long sendAt, long recvAt, long total, int n) {
-        mpi.barrier();
+    /** This rank's mean nanoseconds over {@code calls} calls (0 for none). */
+    private static double nanosPerCall(int calls, Runnable call) {
         long start = System.nanoTime();
-        for (int i = 0; i < o.calls(); i++) {
-            mpi.run(o.op(), sendAt, recvAt, total, n);
+        for (int i = 0; i < calls; i++) {
+            call.run();
         }
-        return mpi.max((System.nanoTime() - start) / 1e3 / o.calls());
+        return calls == 0 ? 0 : (System.nanoTime() - start) / (double) calls;
     }
 
     /** Floats of the largest buffer at {@code bytes}, as mpi_bench.c rounds them (whole blocks per rank). */
