@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 final class OpenMpiCalls {
 
     private static final int THREAD_SINGLE = 0; // MPI_THREAD_SINGLE in Open MPI's mpi.h: what MPI_Init gives mpi_bench
+    private static final long IN_PLACE = 1;     // MPI_IN_PLACE in Open MPI's mpi.h: ((void *) 1)
 
     private final long world;
     private final long float32;
@@ -118,17 +119,20 @@ final class OpenMpiCalls {
     }
 
     /**
-     * One call of {@code op} as mpi_bench.c makes it, on the memory at addresses {@code s} and {@code r}: {@code total} floats of the largest buffer, a block of
-     * {@code total / n} per rank where there are blocks; Broadcast from rank 0, in place in {@code recv}.
+     * One call of {@code op} as mpi_bench.c makes it, on the memory at addresses {@code s} and {@code r}:
+     * {@code total} floats of the largest buffer, a block of {@code total / n} per rank where there are blocks;
+     * Broadcast from rank 0, in place in {@code r}. {@code inPlace}: the others in place too, as MPI defines it
+     * ({@code MPI_IN_PLACE} for the input, which is read from {@code r}; a reduce-scatter's result at its start).
      */
-    void run(Collective op, long s, long r, long total, int n) {
+    void run(Collective op, long s, long r, long total, int n, boolean inPlace) {
         int all = Math.toIntExact(total);
         int block = Math.toIntExact(total / n);
+        long in = inPlace ? IN_PLACE : s;
         int code = switch (op) {
-            case ALLREDUCE -> Calls.MPI_Allreduce(s, r, all, float32, sum, world);
-            case ALLGATHER -> Calls.MPI_Allgather(s, block, float32, r, block, float32, world);
-            case REDUCESCATTER -> Calls.MPI_Reduce_scatter_block(s, r, block, float32, sum, world);
-            case ALLTOALL -> Calls.MPI_Alltoall(s, block, float32, r, block, float32, world);
+            case ALLREDUCE -> Calls.MPI_Allreduce(in, r, all, float32, sum, world);
+            case ALLGATHER -> Calls.MPI_Allgather(in, block, float32, r, block, float32, world);
+            case REDUCESCATTER -> Calls.MPI_Reduce_scatter_block(in, r, block, float32, sum, world);
+            case ALLTOALL -> Calls.MPI_Alltoall(in, block, float32, r, block, float32, world);
             case BROADCAST -> Calls.MPI_Bcast(r, all, float32, 0, world);
             default -> throw new IllegalArgumentException(op.label() + " is not one of mpi_bench's operations");
         };

@@ -33,8 +33,9 @@ import java.util.Locale;
  * {@code shm}) through its own rendezvous store on loopback (rank 0's port carried by one {@code MPI_Bcast}), not
  * through MPI, which would need every thread level ({@link OpenMpiCalls#start}), and Open MPI runs on whatever path
  * mpirun gave it (TCP on loopback with {@code --mca btl tcp,self}, shared memory by default). Sizes and calls as {@code mpi_bench.c} makes them: the largest buffer of the call,
- * float32 sums, Broadcast from rank 0 and in place for Open MPI; a block's time is the slowest rank's mean. After
- * a size's blocks, out of place, one more call of each system is checked against a reference computed here in
+ * float32 sums, Broadcast from rank 0 and in place for Open MPI; with {@code --in-place} both systems' calls are
+ * in place ({@code MPI_IN_PLACE} for Open MPI), so that both do the same work. A block's time is the slowest rank's
+ * mean. After a size's blocks, out of place, one more call of each system is checked against a reference computed here in
  * double precision (rank r's input holds r + i mod 7 at element i): the table's two "wrong" columns count the
  * elements, on any rank, that differ.
  *
@@ -227,12 +228,12 @@ public final class PairedMpi {
         for (int half = 0; half < 2; half++) { // the JIT meets this size's paths before the quiet wait
             int calls = warmupCalls(comm, mpi, o, l);
             for (int i = 0; i < calls; i++) {
-                mpi.run(o.op(), sendAt, recvAt, total, n);
+                mpi.run(o.op(), sendAt, recvAt, total, n, o.inPlace());
             }
         }
         JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
         Runnable jcollCall = () -> o.op().run(comm, l, ReduceOp.SUM, 0);
-        Runnable mpiCall = () -> mpi.run(o.op(), sendAt, recvAt, total, n);
+        Runnable mpiCall = () -> mpi.run(o.op(), sendAt, recvAt, total, n, o.inPlace());
         List<Block> size = new ArrayList<>();
         for (int k = 0; k < o.blocks(); k++) {
             double jcoll;
@@ -259,7 +260,7 @@ public final class PairedMpi {
         int n = comm.size();
         o.op().run(comm, l, ReduceOp.SUM, 0);
         long jcollWrong = (long) mpi.sum(wrong(o.op(), b, total, comm.rank(), n));
-        mpi.run(o.op(), sendAt, recvAt, total, n);
+        mpi.run(o.op(), sendAt, recvAt, total, n, false);
         long mpiWrong = (long) mpi.sum(wrong(o.op(), b, total, comm.rank(), n));
         return String.format(Locale.ROOT, "%7d %7d", jcollWrong, mpiWrong);
     }

@@ -3,6 +3,8 @@ package io.jcoll.bench;
 import io.jcoll.testing.Commands;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -86,9 +88,13 @@ class PairedMpiTest {
         assertTrue(PairedMpi.wrong(Collective.BROADCAST, out, total, 1, n) > 0, "a sum is not rank 0's input");
     }
 
-    /** Every operation over jcoll's TCP transport and Open MPI's TCP path: both outputs checked, every block timed. */
-    @Test
-    void pairsEveryOperationUnderMpirunAndFindsBothOutputsRight() throws Exception {
+    /**
+     * Every operation over jcoll's TCP transport and Open MPI's TCP path, every block timed: out of place both outputs
+     * checked; in place, both systems' calls in place (MPI_IN_PLACE for Open MPI) and no check.
+     */
+    @ParameterizedTest(name = "in place: {0}")
+    @ValueSource(booleans = {false, true})
+    void pairsEveryOperationUnderMpirunAndFindsBothOutputsRight(boolean inPlace) throws Exception {
         Assumptions.assumeTrue(Commands.onPath("mpirun.openmpi") || Commands.onPath("mpirun"),
                 "SKIPPED: mpirun is not installed (apt-get install openmpi-bin)");
         // Open MPI's by name where MPICH's is installed too and may own the plain name
@@ -102,6 +108,9 @@ class PairedMpiTest {
                     "btl_tcp_if_include", "lo", "-np", "3", Commands.java(), "-Xmx256m", "-cp",
                     System.getProperty("java.class.path"), PairedMpi.class.getName(), op, "-b", "8", "-e", "64K",
                     "-f", "91", "-w", "4", "-k", "3", "-B", "2", "--transport", "tcp", "--blocks-csv", csv.toString()));
+            if (inPlace) {
+                cmd.add("--in-place");
+            }
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().put("JCOLL_TIMEOUT", "30s");
             Process job = pb.start();
@@ -121,8 +130,10 @@ class PairedMpiTest {
             assertTrue(rows.get(rows.size() - 1).startsWith(expected + ","), op + ": " + rows);
             long tableRows = out.lines().filter(l -> l.matches("\\s+\\d+\\s.*")).count();
             assertEquals(sizes, tableRows, op + ": " + out);
-            assertTrue(out.lines().filter(l -> l.matches("\\s+\\d+\\s.*")).allMatch(l -> l.endsWith(" 0       0")),
+            String checked = inPlace ? " -       -" : " 0       0";
+            assertTrue(out.lines().filter(l -> l.matches("\\s+\\d+\\s.*")).allMatch(l -> l.endsWith(checked)),
                     op + ": an output was wrong\n" + out);
+            assertEquals(inPlace, out.contains("(in place)"), op + ": " + out);
         }
     }
 }
