@@ -45,6 +45,8 @@ final class Control {
     private static final int SINGLE_COPY_GATHER_MIN_AT = ENTERED_AT + 56;
     private static final int SINGLE_COPY_BROADCAST_MIN_AT = ENTERED_AT + 64;
     private static final int CREW_AT = ENTERED_AT + 72;
+    private static final int SOURCE_IN_PLACE_AT = ENTERED_AT + 80;
+    private static final int SINGLE_COPY_IN_PLACE_MIN_AT = ENTERED_AT + 88;
 
     private static final int TAG_AT = 0;
     private static final int SIGNATURE_AT = 8;
@@ -133,15 +135,22 @@ final class Control {
     }
 
     /**
-     * Where peers read {@code rank}'s data in its current single-copy call (0: they cannot), published by its next
-     * counter advance.
+     * Where peers read {@code rank}'s data in its current single-copy call (0: they cannot), and whether the call
+     * overwrites it (in place), published by its next counter advance.
      */
-    void publishSource(int rank, long address) {
-        map.putLong((int) layout.controlOffset(rank) + SOURCE_AT, address);
+    void publishSource(int rank, long address, boolean inPlace) {
+        int at = (int) layout.controlOffset(rank);
+        map.putLong(at + SOURCE_AT, address);
+        map.putLong(at + SOURCE_IN_PLACE_AT, inPlace ? 1 : 0);
     }
 
     long source(int rank) {
         return map.getLong((int) layout.controlOffset(rank) + SOURCE_AT);
+    }
+
+    /** Whether {@code rank}'s current single-copy call is in place ({@link #publishSource}). */
+    boolean sourceInPlace(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + SOURCE_IN_PLACE_AT) == 1;
     }
 
     /** A word of {@code rank}'s private memory, at {@code address} and holding {@code value}, for peers to read. */
@@ -170,6 +179,7 @@ final class Control {
         map.putLong(at + SINGLE_COPY_MIN_AT, given.minBytes());
         map.putLong(at + SINGLE_COPY_GATHER_MIN_AT, given.gatherMinBytes());
         map.putLong(at + SINGLE_COPY_BROADCAST_MIN_AT, given.broadcastMinBytes());
+        map.putLong(at + SINGLE_COPY_IN_PLACE_MIN_AT, given.inPlaceMinBytes());
         map.putLong(at + CREW_AT, crew);
     }
 
@@ -180,8 +190,8 @@ final class Control {
     /** The sizes {@code rank} was given ({@link #publishSingleCopy}). */
     SingleCopy.Sizes singleCopySizes(int rank) {
         int at = (int) layout.controlOffset(rank);
-        return new SingleCopy.Sizes(map.getLong(at + SINGLE_COPY_MIN_AT), map.getLong(at + SINGLE_COPY_GATHER_MIN_AT),
-                map.getLong(at + SINGLE_COPY_BROADCAST_MIN_AT));
+        return SingleCopy.Sizes.given(map.getLong(at + SINGLE_COPY_MIN_AT), map.getLong(at + SINGLE_COPY_GATHER_MIN_AT),
+                map.getLong(at + SINGLE_COPY_BROADCAST_MIN_AT), map.getLong(at + SINGLE_COPY_IN_PLACE_MIN_AT));
     }
 
     long crew(int rank) {

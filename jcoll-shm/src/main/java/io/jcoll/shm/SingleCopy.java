@@ -18,9 +18,10 @@ import java.security.SecureRandom;
  * address the call reads is there, each rank reads its blocks and the ranks wait for each other again before any
  * returns (a sender's buffer must stay as it is until every reader is done); otherwise every rank, having seen the
  * same addresses, passes the second phase and takes the slots. A rank publishes 0 where its input cannot be read
- * (a heap buffer, an array, GPU memory) or should not be (an all-to-all in place, whose blocks are overwritten as
- * they are read; a broadcast's root in place): whether a call is in place is the rank's own business, so it is
- * settled through the addresses, which every rank sees alike, and never by a rank alone.
+ * (a heap buffer, an array, GPU memory) or should not be (a large broadcast's root in place), and whether its call
+ * is in place: that is the rank's own business, so it is settled through the published words, which every rank
+ * sees alike, and never by a rank alone. An all-to-all in which any rank is in place goes in chunks, a phase each,
+ * so that no block is overwritten before its reader is done ({@link #exchange}).
  *
  * <p>Where it pays, measured against the slots (benchmarks/RESULTS.md): an all-to-all from 512 KB
  * (JCOLL_SHM_SINGLE_COPY_MIN) took 0.36-0.52x the time at 8 ranks on 32 cores and 0.26-0.95x at 4 and 8 on 16,
@@ -52,8 +53,35 @@ final class SingleCopy {
      * CPUs of a Xeon single copy took 0.70 and 0.57x the slots' time at 128 and 512 KB.
      */
     static final long ALONE_MIN_BYTES = 128 << 10;
+    /**
+     * In-place all-to-alls ({@link #exchange}) from this size up to {@link #ALONE_IN_PLACE_MAX_BYTES} where two ranks
+     * each copy alone and JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN is not given; the slots elsewhere. Timed block by block
+     * beside Open MPI's in-place all-to-all on the 2-vCPU VM (3 alternated runs each, benchmarks/RESULTS.md,
+     * 2026-11-28), the slots took 0.54-0.78x its time at 128-512 KB and single copy 0.91-1.01x; at 2-8 MB single copy
+     * 0.59-0.97x and the slots 0.77-1.29x (1.10-1.16x at 2 MB in 5 of 6 runs, 1.24-1.29x at 4 MB); from 16 MB the
+     * slots 0.36-0.56x and single copy 0.54-0.68x (in the one run that met the host's slow state, 1.21x at 8 MB and
+     * 1.40-1.68x above). Past the
+     * last-level cache the slots keep each rank's block on its own CPU (it reads and rewrites it itself) where readers
+     * pull the lines their owner then rewrites. On two CPUs of a Xeon the slots were ahead at every size (0.47-0.59x
+     * Open MPI's time against 0.60-0.79x at 2-32 MB): the window follows the VM, a host of two CPUs as this path meets
+     * them.
+     */
+    static final long ALONE_IN_PLACE_MIN_BYTES = 2 << 20;
+    /** The largest in-place all-to-all read by default where two ranks copy alone. */
+    static final long ALONE_IN_PLACE_MAX_BYTES = 8 << 20;
+    /**
+     * In-place all-to-alls from this size where ranks have crews or there are more than two: none. With crews on
+     * 16 cores (2 runs) the slots took 0.07-0.49x Open MPI's time at 2 and 4 ranks, 1-64 MB, single copy 0.16-0.78x;
+     * at 8 ranks the slots 0.80-1.15x, single copy 0.83-1.23x.
+     */
+    static final long DEFAULT_IN_PLACE_MIN_BYTES = Long.MAX_VALUE;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
     static final long ALONE_IN_PLACE_ROOT_MAX_BYTES = 2 << 20;
+    /**
+     * Slots' worth of the ranks' agreed slot size that an in-place all-to-all's chunk of every peer's block takes in
+     * a rank's scratch ({@link #exchange}): bounded whatever the message, and agreed without another word.
+     */
+    static final int EXCHANGE_SLOTS = 4;
     /** For {@link #sourceAddress}: no in-place root is read. */
     static final long NO_IN_PLACE_ROOT = -1;
     /** A size setting not given: the default applies. */
@@ -69,30 +97,47 @@ final class SingleCopy {
     private final String offBecause;
     private final String tracerSays; // what Yama asked of this rank and what it did (Tracer); null: nothing
     private final long inPlaceRootMaxBytes; // the largest in-place broadcast whose root is read; NO_IN_PLACE_ROOT
+    private final long exchangeBytes;       // an in-place all-to-all's chunk of every peer's block, at most
+    private ByteBuffer scratch;             // where an in-place all-to-all's rank keeps that chunk: its own memory
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
-                       String offBecause, String tracerSays) {
+                       long exchangeBytes, String offBecause, String tracerSays) {
         this.control = control;
         this.memory = memory;
         this.size = size;
         this.sizes = sizes;
         this.inPlaceRootMaxBytes = inPlaceRootMaxBytes;
+        this.exchangeBytes = exchangeBytes;
         this.offBecause = offBecause;
         this.tracerSays = tracerSays;
     }
 
     /**
      * From which sizes each op reads its peers (the whole output: the root's for a gather, every rank's for a
-     * broadcast): {@link Long#MAX_VALUE} for none, {@link #UNSET} in an offer for the default.
+     * broadcast; an all-to-all in which any rank is in place from the larger of its two minimums up to
+     * {@code inPlaceMaxBytes}): {@link Long#MAX_VALUE} for none, {@link #UNSET} in an offer for the default.
      */
-    record Sizes(long minBytes, long gatherMinBytes, long broadcastMinBytes) {
-        static final Sizes NEVER = new Sizes(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
+    record Sizes(long minBytes, long gatherMinBytes, long broadcastMinBytes, long inPlaceMinBytes,
+                 long inPlaceMaxBytes) {
+        static final Sizes NEVER = new Sizes(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
+                Long.MAX_VALUE);
 
-        /** These, each default filled in: where two ranks copy alone, every op that reads its peers from 128 KB. */
+        /** As given: every size a setting or {@link #UNSET}; the in-place maximum has no setting. */
+        static Sizes given(long minBytes, long gatherMinBytes, long broadcastMinBytes, long inPlaceMinBytes) {
+            return new Sizes(minBytes, gatherMinBytes, broadcastMinBytes, inPlaceMinBytes, UNSET);
+        }
+
+        /**
+         * These, each default filled in: where two ranks copy alone, every op that reads its peers from 128 KB and
+         * in-place all-to-alls at 2-8 MB (from the size given, where one is, with no end).
+         */
         Sizes withDefaults(boolean twoAlone) {
+            boolean window = twoAlone && inPlaceMinBytes == UNSET;
             return new Sizes(or(minBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_MIN_BYTES),
                     or(gatherMinBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_GATHER_MIN_BYTES),
-                    or(broadcastMinBytes, twoAlone ? ALONE_MIN_BYTES : Long.MAX_VALUE));
+                    or(broadcastMinBytes, twoAlone ? ALONE_MIN_BYTES : Long.MAX_VALUE),
+                    or(inPlaceMinBytes, twoAlone ? ALONE_IN_PLACE_MIN_BYTES : DEFAULT_IN_PLACE_MIN_BYTES),
+                    window ? ALONE_IN_PLACE_MAX_BYTES : Long.MAX_VALUE);
         }
 
         private static long or(long given, long fallback) {
@@ -102,17 +147,19 @@ final class SingleCopy {
 
     /**
      * What a rank brings to the agreement, made before it claims its block in the segment: its settings
-     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, JCOLL_SHM_TRACER), the
-     * threads of its crew ({@code crew}, itself included), and a canary, a word of its memory whose address and
-     * random value it publishes for its peers to read.
+     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN,
+     * JCOLL_SHM_TRACER), the threads of its crew ({@code crew}, itself included), and a canary, a word of its memory
+     * whose address and random value it publishes for its peers to read.
      */
     static Offer offer(Settings settings, Control control, int rank, int crew) {
         String mode = settings.get("JCOLL_SHM_SINGLE_COPY").orElse("auto");
         if (!mode.equals("auto") && !mode.equals("off")) {
             throw new IllegalArgumentException("JCOLL_SHM_SINGLE_COPY must be auto or off (was " + mode + ")");
         }
-        Sizes given = new Sizes(size(settings, "JCOLL_SHM_SINGLE_COPY_MIN"),
-                size(settings, "JCOLL_SHM_SINGLE_COPY_GATHER_MIN"), size(settings, "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN"));
+        Sizes given = Sizes.given(size(settings, "JCOLL_SHM_SINGLE_COPY_MIN"),
+                size(settings, "JCOLL_SHM_SINGLE_COPY_GATHER_MIN"),
+                size(settings, "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN"),
+                size(settings, "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN"));
         ByteBuffer canary = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
         long value = RANDOM.nextLong();
         canary.putLong(0, value);
@@ -177,9 +224,9 @@ final class SingleCopy {
                 } else {
                     Sizes theirs = control.singleCopySizes(r);
                     if (!theirs.equals(sizes)) {
-                        why[0] = "rank " + r + " was given single copy for " + describe(theirs) + " where rank " + rank
-                                + " was given " + describe(sizes) + ": the ranks must take it for the same calls; "
-                                + "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN and _BROADCAST_MIN alike";
+                        why[0] = "rank " + r + " was given single copy for " + describe(theirs, 0) + " where rank "
+                                + rank + " was given " + describe(sizes, 0) + ": the ranks must take it for the same calls; "
+                                + "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN and _IN_PLACE_MIN alike";
                     }
                 }
             }
@@ -187,11 +234,12 @@ final class SingleCopy {
                 why[0] += "; " + tracerSays; // what Yama asked: most likely why a rank could not read its peers
             }
             if (why[0] != null) {
-                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, why[0], null);
+                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null);
             }
             boolean twoAlone = size == 2 && alone;
             return new SingleCopy(control, memory, size, sizes.withDefaults(twoAlone),
-                    twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT, null, tracerSays);
+                    twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
+                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -209,13 +257,23 @@ final class SingleCopy {
     String describe() {
         return memory == null ? "single copy off (" + offBecause + ")"
                 : "single copy (each rank reads its peers' buffers with process_vm_readv) for "
-                + describe(sizes) + (inPlaceRootMaxBytes == NO_IN_PLACE_ROOT ? ""
+                + describe(sizes, exchangeBytes)
+                + (inPlaceRootMaxBytes == NO_IN_PLACE_ROOT ? ""
                         : ", in-place broadcasts' roots too up to " + Limits.describe(inPlaceRootMaxBytes))
                 + (tracerSays == null ? "" : "; " + tracerSays);
     }
 
-    private static String describe(Sizes sizes) {
-        return from("out-of-place all-to-alls", sizes.minBytes()) + ", " + from("gathers", sizes.gatherMinBytes())
+    /** {@code scratchBytes}: an in-place all-to-all's scratch, said where there is one (0: not said). */
+    private static String describe(Sizes sizes, long scratchBytes) {
+        long inPlace = sizes.inPlaceMinBytes();
+        String allToAllsInPlace = sizes.minBytes() == Long.MAX_VALUE ? ""
+                : inPlace == Long.MAX_VALUE ? " (not in place)"
+                : inPlace == UNSET ? " (in place by default)"
+                : " (in place from " + Limits.describe(Math.max(inPlace, sizes.minBytes()))
+                + (sizes.inPlaceMaxBytes() == Long.MAX_VALUE || sizes.inPlaceMaxBytes() == UNSET ? ""
+                        : " to " + Limits.describe(sizes.inPlaceMaxBytes()))
+                + (scratchBytes > 0 ? ", through at most " + Limits.describe(scratchBytes) + " of scratch)" : ")");
+        return from("all-to-alls", sizes.minBytes()) + allToAllsInPlace + ", " + from("gathers", sizes.gatherMinBytes())
                 + " and " + from("out-of-place broadcasts", sizes.broadcastMinBytes());
     }
 
@@ -231,7 +289,7 @@ final class SingleCopy {
         }
         long bytes = call.count() * call.type().size(); // a block; a broadcast's whole message
         return switch (call.operation()) {
-            // in place (a rank's own business) is settled by the addresses, in run()
+            // in place (a rank's own business) is settled by the published words, in run()
             case ALL_TO_ALL -> bytes * size >= sizes.minBytes();
             case ALL_GATHER, GATHER -> bytes * size >= sizes.gatherMinBytes();
             case BROADCAST -> bytes >= sizes.broadcastMinBytes();
@@ -241,10 +299,15 @@ final class SingleCopy {
 
     /** Runs {@code call} with one copy a byte and returns true, or returns false for the slots to run it. */
     boolean run(Slots s, Call call) {
-        control.publishSource(s.rank(), sourceAddress(call, inPlaceRootMaxBytes));
+        control.publishSource(s.rank(), sourceAddress(call, inPlaceRootMaxBytes), call.inPlace());
         s.publish();
         s.awaitAll();
         long[] sources = sources(call);
+        long bytes = call.count() * call.type().size() * size;
+        if (sources != null && call.operation() == Operation.ALL_TO_ALL && anyInPlace()
+                && (bytes < sizes.inPlaceMinBytes() || bytes > sizes.inPlaceMaxBytes())) {
+            sources = null; // outside the sizes at which an in-place all-to-all is read: every rank sees as much
+        }
         if (sources != null) {
             move(s, call, sources);
         }
@@ -254,17 +317,15 @@ final class SingleCopy {
     }
 
     /**
-     * Where this rank's input starts, for its peers to read; 0 where it cannot be read, or is not to be: an
-     * all-to-all in place (a block would be overwritten while a peer reads it) and a broadcast's root in place above
-     * {@code inPlaceRootMaxBytes} (the slots were faster: see the class comment; {@link #NO_IN_PLACE_ROOT} for
-     * every size). A broadcast's other ranks have no input: what they publish is not read.
+     * Where this rank's input starts, for its peers to read; 0 where it cannot be read, or is not to be: a
+     * broadcast's root in place above {@code inPlaceRootMaxBytes} (the slots were faster: see the class comment;
+     * {@link #NO_IN_PLACE_ROOT} for every size). A broadcast's other ranks have no input: what they publish is not
+     * read. An all-to-all in place is read, in chunks that no rank overwrites before its peers are done with them
+     * ({@link #exchange}).
      */
     static long sourceAddress(Call call, long inPlaceRootMaxBytes) {
-        boolean notToBeRead = call.inPlace() && switch (call.operation()) {
-            case ALL_TO_ALL -> true;
-            case BROADCAST -> call.count() * call.type().size() > inPlaceRootMaxBytes;
-            default -> false;
-        };
+        boolean notToBeRead = call.inPlace() && call.operation() == Operation.BROADCAST
+                && call.count() * call.type().size() > inPlaceRootMaxBytes;
         if (notToBeRead || !(call.send() instanceof HostBuffer in) || !in.isByteAddressable()) {
             return 0;
         }
@@ -303,6 +364,10 @@ final class SingleCopy {
             broadcast(s, call, sources[call.root()]);
             return;
         }
+        if (call.operation() == Operation.ALL_TO_ALL && anyInPlace()) {
+            exchange(s, call, sources);
+            return;
+        }
         long block = call.count() * call.type().size();
         long offset = call.operation() == Operation.ALL_TO_ALL ? me * block : 0; // where this rank's block starts
         StagedAccess in = (StagedAccess) call.send();
@@ -320,6 +385,85 @@ final class SingleCopy {
                 s.copyAcross(in, offset + at, length, out, me * block + at);
             }
         });
+    }
+
+    /** Whether a rank's current call is in place: the same answer on every rank, from the words they published. */
+    private boolean anyInPlace() {
+        for (int r = 0; r < size; r++) {
+            if (control.sourceInPlace(r)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * An all-to-all in which some rank is in place: that rank's blocks for its peers are overwritten by the blocks
+     * it receives, so no range of them may be written before the peer that reads it is done. The blocks go a chunk
+     * at a time (the same range of every block, at most {@code exchangeBytes} over the peers): every rank reads the
+     * chunk from each peer (a rank in place into its scratch, the others straight into their outputs), the ranks
+     * wait for each other, and the ranks in place copy the chunk from scratch to where it belongs. Open MPI's
+     * in-place all-to-all goes through a temporary buffer too; here a chunk crosses between processes as one read
+     * of memory written before the call, where the slots hand each chunk across the CPUs right after it is written
+     * (2.1-4.8x Open MPI's time on the 2-vCPU VM: benchmarks/RESULTS.md, 2026-11-28). Every rank, in place or not,
+     * takes the same phases: one a chunk.
+     */
+    private void exchange(Slots s, Call call, long[] sources) {
+        int me = s.rank();
+        int n = s.size();
+        if (n == 1) {
+            return; // its one block is where it belongs
+        }
+        int typeSize = call.type().size();
+        long count = call.count();
+        long block = count * typeSize;
+        long offset = me * block; // where this rank's block starts in each peer's input
+        boolean inPlace = call.inPlace();
+        StagedAccess in = (StagedAccess) call.send();
+        StagedAccess out = (StagedAccess) call.recv();
+        String operation = call.operation().label();
+        int chunk = (int) Math.max(1, exchangeBytes / ((long) (n - 1) * typeSize));
+        ByteBuffer kept = inPlace ? scratch((long) chunk * typeSize * (n - 1)) : null;
+        for (long from = 0; from < count; from += chunk) {
+            int elements = (int) Math.min(chunk, count - from);
+            int bytes = elements * typeSize;
+            long first = from * typeSize;
+            s.share(elements, typeSize, (lo, hi) -> {
+                long at = first + (long) lo * typeSize;
+                int length = (hi - lo) * typeSize;
+                for (int k = 1; k < n; k++) {
+                    int peer = (me + k) % n;
+                    ByteBuffer room = inPlace ? Slots.view(kept, (k - 1) * bytes + lo * typeSize, length)
+                            : s.writable(out, peer * block + at, length);
+                    memory.read(peer, sources[peer] + offset + at, room.duplicate(), operation);
+                    if (!inPlace) {
+                        out.commit(peer * block + at, room);
+                    }
+                }
+                if (!inPlace) { // this rank's input is direct memory here: a view, whatever the output is
+                    s.copyAcross(in, offset + at, length, out, me * block + at);
+                }
+            });
+            s.publish(); // this rank has read the chunk of its peers' blocks: they may overwrite it
+            s.awaitAll();
+            if (inPlace) {
+                s.share(elements, typeSize, (lo, hi) -> {
+                    for (int k = 1; k < n; k++) {
+                        int peer = (me + k) % n;
+                        s.copyOut(kept, (k - 1) * bytes + lo * typeSize, (hi - lo) * typeSize, out,
+                                peer * block + first + (long) lo * typeSize);
+                    }
+                });
+            }
+        }
+    }
+
+    /** This rank's scratch for an in-place all-to-all, at least {@code bytes} long; kept for the next call. */
+    private ByteBuffer scratch(long bytes) {
+        if (scratch == null || scratch.capacity() < bytes) {
+            scratch = ByteBuffer.allocateDirect(Math.toIntExact(bytes)).order(ByteOrder.nativeOrder());
+        }
+        return scratch;
     }
 
     /**

@@ -77,6 +77,11 @@ final class Slots {
         return size;
     }
 
+    /** Bytes of one slot, the same on every rank. */
+    int slotBytes() {
+        return layout.slotBytes();
+    }
+
     /** Elements of {@code typeSize} bytes a slot holds: a chunk of a message that each rank posts whole. */
     long elementsPerSlot(int typeSize) {
         return layout.slotBytes() / typeSize;

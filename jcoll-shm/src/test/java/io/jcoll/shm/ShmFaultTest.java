@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -39,8 +40,15 @@ class ShmFaultTest {
         return runAndSignal(signal, dir, "allreduce");
     }
 
-    /** Three rank processes looping over 1 MB calls of {@code op}; {@code signal} (null: none) for rank 1 once all are in. */
     static Job runAndSignal(String signal, Path dir, String op) throws Exception {
+        return runAndSignal(signal, dir, op, Map.of());
+    }
+
+    /**
+     * Three rank processes looping over 1 MB calls of {@code op} with {@code settings} besides the test's;
+     * {@code signal} (null: none) for rank 1 once all are in.
+     */
+    static Job runAndSignal(String signal, Path dir, String op, Map<String, String> settings) throws Exception {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.jcoll.launch.Launcher", "-n", "3", "--",
                 LoopingRankMain.class.getName(), "1024", signal == null ? "60" : "100000000", op);
@@ -50,6 +58,7 @@ class ShmFaultTest {
         pb.environment().put("JCOLL_TRANSPORT", "shm");
         pb.environment().put("JCOLL_SHM_DIR", dir.toString());
         pb.environment().put("JCOLL_JAVA_OPTS", "-Xmx128m");
+        pb.environment().putAll(settings);
         Process launcher = pb.start();
         List<String> lines = new ArrayList<>();
         long victim = -1;
@@ -132,10 +141,31 @@ class ShmFaultTest {
         assertEquals(3, in, String.join("\n", job.lines()));
         for (String line : job.lines()) {
             if (IN.matcher(line).find()) {
-                assertTrue(line.contains("for out-of-place all-to-alls from 512 KiB"), line);
+                assertTrue(line.contains("for all-to-alls from 512 KiB"), line);
             }
         }
         assertEquals(3, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
+        assertEmpty(dir);
+    }
+
+    /**
+     * In-place all-to-alls read in chunks (JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN: three ranks otherwise keep them on the
+     * slots), every result checked by the ranks; then a rank killed in them, named by both survivors at once.
+     */
+    @Test
+    void inPlaceAllToAllsReadInChunksAreRightAndARankKilledInOneIsNamed(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVmRead.unavailableReason() == null,
+                ProcessVmRead.unavailableReason());
+        Map<String, String> inPlace = Map.of("JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1");
+        Job job = runAndSignal(null, dir, "alltoall-in-place", inPlace);
+        assertEquals(3, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
+        assertTrue(job.lines().stream().filter(l -> IN.matcher(l).find())
+                .allMatch(l -> l.contains("all-to-alls from 512 KiB (in place from 512 KiB, through at most")),
+                String.join("\n", job.lines()));
+        assertEmpty(dir);
+        Job killed = runAndSignal("KILL", dir, "alltoall-in-place", inPlace);
+        assertSurvivorsNamedRankOne(killed, Set.of("PeerFailureException"), (TIMEOUT_SECONDS + 1) * 1000L,
+                "SIGKILL during an in-place all-to-all read in chunks");
         assertEmpty(dir);
     }
 

@@ -35,7 +35,7 @@ class SingleCopyTest {
 
     private static final int[] COUNTS = {0, 1, 2, 13, 97, 1000, 4099};
     private static final Map<String, String> EVERY_CALL = Map.of("JCOLL_SHM_SINGLE_COPY_MIN", "1",
-            "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "1", "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN", "1", "JCOLL_SHM_BOX", "0", "JCOLL_SHM_SLOT", "4K", "JCOLL_SHM_RING", "4K",
+            "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "1", "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN", "1", "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1", "JCOLL_SHM_BOX", "0", "JCOLL_SHM_SLOT", "4K", "JCOLL_SHM_RING", "4K",
             "JCOLL_TCP_SEGMENT", "1K");
 
     /**
@@ -67,7 +67,8 @@ class SingleCopyTest {
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
-                assertTrue(summary.contains("for out-of-place all-to-alls from 1 B, gathers from 1 B and out-of-place broadcasts from 1 B"), summary);
+                assertTrue(summary.contains("for all-to-alls from 1 B (in place from 1 B, through at most 16 KiB of scratch), gathers from 1 B and "
+                        + "out-of-place broadcasts from 1 B"), summary);
                 return Case.runAll(comm, cases);
             }
         });
@@ -184,12 +185,12 @@ class SingleCopyTest {
     }
 
     /**
-     * Which inputs a rank offers its peers to read: any direct input, but an all-to-all's in place (overwritten as
-     * it is read) and a broadcast's root in place above the size agreed for it (none but where two ranks copy
-     * alone); a heap buffer never (it has no address).
+     * Which inputs a rank offers its peers to read: any direct input, an all-to-all's in place too (read in chunks
+     * that no rank overwrites early), but a broadcast's root in place only up to the size agreed for it (none but
+     * where two ranks copy alone); a heap buffer never (it has no address).
      */
     @Test
-    void inPlaceRootsAndAllToAllsAreNotOfferedForReading() {
+    void inPlaceRootsAreOfferedForReadingUpToTheirLimit() {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         HostBuffer direct = HostBuffer.of(buffer(true, 64), DataType.FLOAT32);
         HostBuffer other = HostBuffer.of(buffer(true, 64), DataType.FLOAT32);
@@ -197,13 +198,13 @@ class SingleCopyTest {
         long none = SingleCopy.NO_IN_PLACE_ROOT;
         assertTrue(SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, other, 64, false), none) != 0);
         assertTrue(SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, other, 32, false), none) != 0);
+        assertTrue(SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, direct, 32, true), none) != 0);
         assertEquals(0, SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, direct, 64, true), none));
-        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, direct, 32, true), none));
         assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_GATHER, heap, other, 16, false), none));
-        // an in-place root of up to 256 bytes (64 floats) read, one float more not; in-place all-to-alls never
+        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, heap, heap, 16, true), none));
+        // an in-place root of up to 256 bytes (64 floats) read, one float more not
         assertTrue(SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, direct, 64, true), 256) != 0);
         assertEquals(0, SingleCopy.sourceAddress(call(Operation.BROADCAST, direct, direct, 65, true), 256));
-        assertEquals(0, SingleCopy.sourceAddress(call(Operation.ALL_TO_ALL, direct, direct, 32, true), 1 << 20));
     }
 
     private static Call call(Operation op, HostBuffer send, HostBuffer recv, long count, boolean inPlace) {
@@ -212,16 +213,17 @@ class SingleCopyTest {
 
     /**
      * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls, gathers
-     * and out-of-place broadcasts from 128 KiB, and in-place broadcasts up to 2 MiB from their roots, and real calls
-     * of 256-320 KiB that take it are right; with crews on either rank, or three ranks, all-to-alls from 512 KiB,
-     * gathers from 32 MiB and no broadcasts, every rank saying the same.
+     * and out-of-place broadcasts from 128 KiB, in-place all-to-alls at 2-8 MiB and in-place broadcasts up to 2 MiB
+     * from their roots, and real calls of 256 KiB-2 MiB that take it are right; with crews on either rank, or three
+     * ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB and no broadcasts, every rank saying the
+     * same.
      */
     @Test
     void twoRanksCopyingAloneReadFrom128K() {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
-        String alone = "out-of-place all-to-alls from 128 KiB, gathers from 128 KiB and out-of-place broadcasts from 128 KiB"
-                + ", in-place broadcasts' roots too up to 2 MiB";
-        String crews = "out-of-place all-to-alls from 512 KiB, gathers from 32 MiB and no out-of-place broadcasts";
+        String alone = "all-to-alls from 128 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
+                + "gathers from 128 KiB and out-of-place broadcasts from 128 KiB, in-place broadcasts' roots too up to 2 MiB";
+        String crews = "all-to-alls from 512 KiB (not in place), gathers from 32 MiB and no out-of-place broadcasts";
         defaultsAre(2, rank -> "1", alone);
         defaultsAre(2, rank -> rank == 0 ? "1" : "2", crews);
         defaultsAre(3, rank -> "1", crews);
@@ -258,6 +260,9 @@ class SingleCopyTest {
                 }
                 // a prime block: 160 KiB, so 320 KiB in all at two ranks (single copy alone, the slots with crews)
                 allToAllIsRight(comm, seed, 40_009, true, true);
+                allToAllInPlaceIsRight(comm, seed, 40_009);
+                // in place, 2 MiB and 24 bytes in all at two ranks: read where two copy alone, in two chunks (1 MiB, 12 B)
+                allToAllInPlaceIsRight(comm, seed, 262_147);
                 return null;
             }
         });
@@ -265,6 +270,16 @@ class SingleCopyTest {
 
     /** An all-to-all of {@code count} floats a block, rank r's block for d holding value(r, d, i), checked. */
     private static void allToAllIsRight(Communicator comm, long seed, int count, boolean directIn, boolean directOut) {
+        allToAllIsRight(comm, seed, count, directIn, directOut, false);
+    }
+
+    /** {@link #allToAllIsRight} in place (direct memory). */
+    private static void allToAllInPlaceIsRight(Communicator comm, long seed, int count) {
+        allToAllIsRight(comm, seed, count, true, true, true);
+    }
+
+    private static void allToAllIsRight(Communicator comm, long seed, int count, boolean directIn, boolean directOut,
+                                        boolean inPlace) {
         int n = comm.size();
         int rank = comm.rank();
         ByteBuffer send = buffer(directIn, count * n);
@@ -273,11 +288,16 @@ class SingleCopyTest {
                 send.putFloat((d * count + i) * 4, value(seed, rank, d, i));
             }
         }
-        ByteBuffer recv = buffer(directOut, count * n);
-        comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), HostBuffer.of(recv, DataType.FLOAT32), count);
+        ByteBuffer recv = inPlace ? send : buffer(directOut, count * n);
+        if (inPlace) {
+            comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), count);
+        } else {
+            comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), HostBuffer.of(recv, DataType.FLOAT32), count);
+        }
         for (int s = 0; s < n; s++) {
             for (int i = 0; i < count; i++) {
-                assertEquals(value(seed, s, rank, i), recv.getFloat((s * count + i) * 4), "all-to-all");
+                assertEquals(value(seed, s, rank, i), recv.getFloat((s * count + i) * 4),
+                        inPlace ? "all-to-all in place" : "all-to-all");
             }
         }
     }
@@ -323,17 +343,18 @@ class SingleCopyTest {
      * Ranks given different sizes to start from would take different paths for one call (one reading its peers,
      * the other through the slots): single copy is off for all of them, saying why, and calls of every size agree.
      */
-    @Test
-    void ranksWithDifferentSizesKeepToTheSlotsAlike() {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"JCOLL_SHM_SINGLE_COPY_MIN", "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN"})
+    void ranksWithDifferentSizesKeepToTheSlotsAlike(String setting) {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         int n = 3;
         int port = ShmGroup.freePort();
         Ranks.all(n, Duration.ofMinutes(1), rank -> {
             Map<String, String> settings = new HashMap<>(EVERY_CALL);
-            settings.put("JCOLL_SHM_SINGLE_COPY_MIN", rank == 2 ? "1M" : "1");
+            settings.put(setting, rank == 2 ? "1M" : "1");
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
-                assertTrue(summary.contains("single copy off (rank ") && summary.contains("set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN and _BROADCAST_MIN alike"), summary);
+                assertTrue(summary.contains("single copy off (rank ") && summary.contains("set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN and _IN_PLACE_MIN alike"), summary);
                 int count = 1009;
                 ByteBuffer send = buffer(true, count * n);
                 ByteBuffer recv = buffer(true, count * n);

@@ -14,7 +14,7 @@ import java.nio.ByteOrder;
  * A rank process that runs all-reduces (or all-to-alls) of its rank-dependent values and checks every result,
  * until something goes wrong or {@code rounds} are done. Prints its pid and its network once the first call is
  * in, and what it caught with the wall-clock time. Arguments: kilobytes per call, rounds, and optionally
- * {@code alltoall}.
+ * {@code alltoall} or {@code alltoall-in-place}.
  */
 public final class LoopingRankMain {
 
@@ -24,7 +24,8 @@ public final class LoopingRankMain {
     public static void main(String[] args) {
         int count = Integer.parseInt(args[0]) * 256;
         long rounds = Long.parseLong(args[1]);
-        boolean allToAll = args.length > 2 && args[2].equals("alltoall");
+        boolean allToAll = args.length > 2 && args[2].startsWith("alltoall");
+        boolean inPlace = args.length > 2 && args[2].equals("alltoall-in-place");
         try (Communicator comm = Jcoll.fromEnvironment()) {
             ByteBuffer data = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
             ByteBuffer out = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
@@ -37,7 +38,9 @@ public final class LoopingRankMain {
                     for (int i = 0; i < count; i++) {
                         data.putFloat(i * 4, me + (i % 7) + (round % 5));
                     }
-                    if (allToAll) {
+                    if (inPlace) {
+                        comm.allToAll(buffer, block);
+                    } else if (allToAll) {
                         comm.allToAll(buffer, HostBuffer.of(out, DataType.FLOAT32), block);
                     } else {
                         comm.allReduce(buffer, ReduceOp.SUM);
@@ -46,7 +49,7 @@ public final class LoopingRankMain {
                         // all-to-all: element i comes from rank i / block, its block for this rank
                         float expected = allToAll ? i / block + ((me * block + i % block) % 7) + (round % 5)
                                 : n * (n - 1) / 2f + n * (i % 7) + n * (round % 5);
-                        float got = (allToAll ? out : data).getFloat(i * 4);
+                        float got = (allToAll && !inPlace ? out : data).getFloat(i * 4);
                         if (got != expected) {
                             System.out.println("WRONG element " + i + ": " + got + " != " + expected);
                             System.exit(3);
