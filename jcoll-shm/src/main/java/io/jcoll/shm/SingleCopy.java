@@ -70,9 +70,9 @@ final class SingleCopy {
     /** The largest in-place all-to-all read by default where two ranks copy alone. */
     static final long ALONE_IN_PLACE_MAX_BYTES = 8 << 20;
     /**
-     * In-place all-to-alls from this size where ranks have crews or there are more than two: none. With crews on
-     * 16 cores (2 runs) the slots took 0.07-0.49x Open MPI's time at 2 and 4 ranks, 1-64 MB, single copy 0.16-0.78x;
-     * at 8 ranks the slots 0.80-1.15x, single copy 0.83-1.23x.
+     * In-place all-to-alls from this size where ranks have crews or there are more than two: none. On 16 cores (2
+     * runs, 1-64 MB) the slots took 0.07-0.49x Open MPI's time at 2 and 4 ranks (crews of 4 and 3), single copy
+     * 0.16-0.78x; at 8 ranks, which copy alone there, the slots 0.80-1.15x, single copy 0.83-1.23x.
      */
     static final long DEFAULT_IN_PLACE_MIN_BYTES = Long.MAX_VALUE;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
