@@ -32,12 +32,12 @@ import java.util.Locale;
  * starts it, jcoll's communicator is formed over the job's ranks with the transport asked for ({@code tcp} or
  * {@code shm}) through its own rendezvous store on loopback (rank 0's port carried by one {@code MPI_Bcast}), not
  * through MPI, which would need every thread level ({@link OpenMpiCalls#start}), and Open MPI runs on whatever path
- * mpirun gave it (TCP on loopback with {@code --mca btl tcp,self}, shared memory by default). Sizes and calls as {@code mpi_bench.c} makes them: the largest buffer of the call,
- * float32 sums, Broadcast from rank 0 and in place for Open MPI; with {@code --in-place} both systems' calls are
- * in place ({@code MPI_IN_PLACE} for Open MPI), so that both do the same work. A block's time is the slowest rank's
- * mean. After a size's blocks, out of place, one more call of each system is checked against a reference computed here in
- * double precision (rank r's input holds r + i mod 7 at element i): the table's two "wrong" columns count the
- * elements, on any rank, that differ.
+ * mpirun gave it (TCP on loopback with {@code --mca btl tcp,self}, shared memory by default). Sizes and calls as
+ * {@code mpi_bench.c} makes them: the largest buffer of the call, float32 sums, Broadcast from rank 0 and in place
+ * for Open MPI; with {@code --in-place} both systems' calls are in place ({@code MPI_IN_PLACE} for Open MPI), so
+ * that both do the same work. A block's time is the slowest rank's mean. After a size's blocks, out of place, one
+ * more call of each system is checked against a reference computed here in double precision (rank r's input holds r
+ * + i mod 7 at element i): the table's two "wrong" columns count the elements, on any rank, that differ.
  *
  * <pre>
  * mpirun -np 2 java -cp CP io.jcoll.bench.PairedMpi OP [-b 8] [-e 2M] [-f 4] [-w WARMUP] [-k CALLS] [-B BLOCKS]
@@ -225,15 +225,15 @@ public final class PairedMpi {
     private static List<Block> blocksAt(Communicator comm, OpenMpiCalls mpi, Options o, Layout l, long sendAt,
                                         long recvAt, long total) {
         int n = comm.size();
+        Runnable jcollCall = () -> o.op().run(comm, l, ReduceOp.SUM, 0);
+        Runnable mpiCall = () -> mpi.run(o.op(), sendAt, recvAt, total, n, o.inPlace());
         for (int half = 0; half < 2; half++) { // the JIT meets this size's paths before the quiet wait
             int calls = warmupCalls(comm, mpi, o, l);
             for (int i = 0; i < calls; i++) {
-                mpi.run(o.op(), sendAt, recvAt, total, n, o.inPlace());
+                mpiCall.run();
             }
         }
         JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
-        Runnable jcollCall = () -> o.op().run(comm, l, ReduceOp.SUM, 0);
-        Runnable mpiCall = () -> mpi.run(o.op(), sendAt, recvAt, total, n, o.inPlace());
         List<Block> size = new ArrayList<>();
         for (int k = 0; k < o.blocks(); k++) {
             double jcoll;

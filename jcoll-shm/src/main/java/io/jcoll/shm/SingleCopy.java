@@ -225,7 +225,8 @@ final class SingleCopy {
                     Sizes theirs = control.singleCopySizes(r);
                     if (!theirs.equals(sizes)) {
                         why[0] = "rank " + r + " was given single copy for " + describe(theirs, 0) + " where rank "
-                                + rank + " was given " + describe(sizes, 0) + ": the ranks must take it for the same calls; "
+                                + rank + " was given " + describe(sizes, 0)
+                                + ": the ranks must take it for the same calls; "
                                 + "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN and _IN_PLACE_MIN alike";
                     }
                 }
@@ -303,12 +304,14 @@ final class SingleCopy {
         s.publish();
         s.awaitAll();
         long[] sources = sources(call);
+        boolean inPlaceAllToAll = call.operation() == Operation.ALL_TO_ALL && anyInPlace();
         long bytes = call.count() * call.type().size() * size;
-        if (sources != null && call.operation() == Operation.ALL_TO_ALL && anyInPlace()
-                && (bytes < sizes.inPlaceMinBytes() || bytes > sizes.inPlaceMaxBytes())) {
+        if (inPlaceAllToAll && (bytes < sizes.inPlaceMinBytes() || bytes > sizes.inPlaceMaxBytes())) {
             sources = null; // outside the sizes at which an in-place all-to-all is read: every rank sees as much
         }
-        if (sources != null) {
+        if (sources != null && inPlaceAllToAll) {
+            exchange(s, call, sources);
+        } else if (sources != null) {
             move(s, call, sources);
         }
         s.publish(); // done reading
@@ -355,36 +358,36 @@ final class SingleCopy {
      * read nothing: they only wait. A broadcast: {@link #broadcast}.
      */
     private void move(Slots s, Call call, long[] sources) {
-        int me = s.rank();
-        int n = s.size();
-        if (call.operation() == Operation.GATHER && me != call.root()) {
+        if (call.operation() == Operation.GATHER && s.rank() != call.root()) {
             return;
         }
         if (call.operation() == Operation.BROADCAST) {
             broadcast(s, call, sources[call.root()]);
             return;
         }
-        if (call.operation() == Operation.ALL_TO_ALL && anyInPlace()) {
-            exchange(s, call, sources);
-            return;
-        }
+        inShares(s, call, (at, length) -> readBlocks(s, call, sources, at, length));
+    }
+
+    /**
+     * Bytes {@code [at, at + length)} of this rank's block of each peer's input (all-to-all: block {@code rank};
+     * the gathers: the whole input) read into the peer's block of this rank's output, and out of place this rank's
+     * own block copied across. The peers in turn from the next rank on, so that the ranks do not all read one peer
+     * at once.
+     */
+    private void readBlocks(Slots s, Call call, long[] sources, long at, int length) {
+        int me = s.rank();
         long block = call.count() * call.type().size();
         long offset = call.operation() == Operation.ALL_TO_ALL ? me * block : 0; // where this rank's block starts
-        StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
-        String operation = call.operation().label();
-        inShares(s, call, (at, length) -> {
-            // the peers in turn from the next rank on, so that the ranks do not all read one peer at once
-            for (int k = 1; k < n; k++) {
-                int peer = (me + k) % n;
-                ByteBuffer room = s.writable(out, peer * block + at, length);
-                memory.read(peer, sources[peer] + offset + at, room.duplicate(), operation);
-                out.commit(peer * block + at, room);
-            }
-            if (!call.inPlace()) { // this rank's input is direct memory here: a view, whatever the output is
-                s.copyAcross(in, offset + at, length, out, me * block + at);
-            }
-        });
+        for (int k = 1; k < size; k++) {
+            int peer = (me + k) % size;
+            ByteBuffer room = s.writable(out, peer * block + at, length);
+            memory.read(peer, sources[peer] + offset + at, room.duplicate(), call.operation().label());
+            out.commit(peer * block + at, room);
+        }
+        if (!call.inPlace()) { // this rank's input is direct memory here: a view, whatever the output is
+            s.copyAcross((StagedAccess) call.send(), offset + at, length, out, me * block + at);
+        }
     }
 
     /** Whether a rank's current call is in place: the same answer on every rank, from the words they published. */
@@ -402,11 +405,9 @@ final class SingleCopy {
      * it receives, so no range of them may be written before the peer that reads it is done. The blocks go a chunk
      * at a time (the same range of every block, at most {@code exchangeBytes} over the peers): every rank reads the
      * chunk from each peer (a rank in place into its scratch, the others straight into their outputs), the ranks
-     * wait for each other, and the ranks in place copy the chunk from scratch to where it belongs. Open MPI's
-     * in-place all-to-all goes through a temporary buffer too; here a chunk crosses between processes as one read
-     * of memory written before the call, where the slots hand each chunk across the CPUs right after it is written
-     * (2.1-4.8x Open MPI's time on the 2-vCPU VM: benchmarks/RESULTS.md, 2026-11-28). Every rank, in place or not,
-     * takes the same phases: one a chunk.
+     * wait for each other, and the ranks in place copy the chunk from scratch to where it belongs, as Open MPI's
+     * in-place all-to-all goes through a temporary buffer. Every rank, in place or not, takes the same phases: one a
+     * chunk. Where it pays and where the slots do better: {@link #ALONE_IN_PLACE_MIN_BYTES}.
      */
     private void exchange(Slots s, Call call, long[] sources) {
         int me = s.rank();
@@ -417,11 +418,8 @@ final class SingleCopy {
         int typeSize = call.type().size();
         long count = call.count();
         long block = count * typeSize;
-        long offset = me * block; // where this rank's block starts in each peer's input
         boolean inPlace = call.inPlace();
-        StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
-        String operation = call.operation().label();
         int chunk = (int) Math.max(1, exchangeBytes / ((long) (n - 1) * typeSize));
         ByteBuffer kept = inPlace ? scratch((long) chunk * typeSize * (n - 1)) : null;
         for (long from = 0; from < count; from += chunk) {
@@ -431,17 +429,14 @@ final class SingleCopy {
             s.share(elements, typeSize, (lo, hi) -> {
                 long at = first + (long) lo * typeSize;
                 int length = (hi - lo) * typeSize;
-                for (int k = 1; k < n; k++) {
-                    int peer = (me + k) % n;
-                    ByteBuffer room = inPlace ? Slots.view(kept, (k - 1) * bytes + lo * typeSize, length)
-                            : s.writable(out, peer * block + at, length);
-                    memory.read(peer, sources[peer] + offset + at, room.duplicate(), operation);
-                    if (!inPlace) {
-                        out.commit(peer * block + at, room);
-                    }
+                if (!inPlace) {
+                    readBlocks(s, call, sources, at, length);
+                    return;
                 }
-                if (!inPlace) { // this rank's input is direct memory here: a view, whatever the output is
-                    s.copyAcross(in, offset + at, length, out, me * block + at);
+                for (int k = 1; k < n; k++) { // into scratch: this rank's own blocks are still being read
+                    int peer = (me + k) % n;
+                    ByteBuffer room = Slots.view(kept, (k - 1) * bytes + lo * typeSize, length);
+                    memory.read(peer, sources[peer] + me * block + at, room, call.operation().label());
                 }
             });
             s.publish(); // this rank has read the chunk of its peers' blocks: they may overwrite it

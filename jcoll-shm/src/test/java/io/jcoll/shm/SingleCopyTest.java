@@ -35,8 +35,9 @@ class SingleCopyTest {
 
     private static final int[] COUNTS = {0, 1, 2, 13, 97, 1000, 4099};
     private static final Map<String, String> EVERY_CALL = Map.of("JCOLL_SHM_SINGLE_COPY_MIN", "1",
-            "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "1", "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN", "1", "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1", "JCOLL_SHM_BOX", "0", "JCOLL_SHM_SLOT", "4K", "JCOLL_SHM_RING", "4K",
-            "JCOLL_TCP_SEGMENT", "1K");
+            "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "1", "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN", "1",
+            "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1", "JCOLL_SHM_BOX", "0", "JCOLL_SHM_SLOT", "4K",
+            "JCOLL_SHM_RING", "4K", "JCOLL_TCP_SEGMENT", "1K");
 
     /**
      * Every collective, type, count, memory kind (all-to-all, all-gather and gather of direct buffers read
@@ -222,7 +223,8 @@ class SingleCopyTest {
     void twoRanksCopyingAloneReadFrom128K() {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         String alone = "all-to-alls from 128 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
-                + "gathers from 128 KiB and out-of-place broadcasts from 128 KiB, in-place broadcasts' roots too up to 2 MiB";
+                + "gathers from 128 KiB and out-of-place broadcasts from 128 KiB, in-place broadcasts' roots too up to "
+                + "2 MiB";
         String crews = "all-to-alls from 512 KiB (not in place), gathers from 32 MiB and no out-of-place broadcasts";
         defaultsAre(2, rank -> "1", alone);
         defaultsAre(2, rank -> rank == 0 ? "1" : "2", crews);
@@ -354,7 +356,8 @@ class SingleCopyTest {
             settings.put(setting, rank == 2 ? "1M" : "1");
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
-                assertTrue(summary.contains("single copy off (rank ") && summary.contains("set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN and _IN_PLACE_MIN alike"), summary);
+                assertTrue(summary.contains("single copy off (rank ") && summary.contains(
+                        "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN and _IN_PLACE_MIN alike"), summary);
                 int count = 1009;
                 ByteBuffer send = buffer(true, count * n);
                 ByteBuffer recv = buffer(true, count * n);
