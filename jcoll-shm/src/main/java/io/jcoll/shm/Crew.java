@@ -8,9 +8,19 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Helper threads that share one rank's copies and reductions with the thread that called. One core copies about
  * 10 GB/s on the GPU hosts, a fifth to a tenth of what their memory moves (benchmarks/RESULTS.md, the copy
- * ceiling), so a rank with cores to spare moves a large chunk's bytes faster by cutting them into ranges, one
- * per member, than alone. Only data moves on the helpers: every wait for a peer, every counter and every check
+ * ceiling), so a rank with cores to spare moves a large chunk's bytes faster by cutting them into ranges for
+ * several threads than alone. Only data moves on the helpers: every wait for a peer, every counter and every check
  * stays on the calling thread, so the protocol between ranks is the same with a crew or without.
+ *
+ * <p>A job is cut into more pieces than members, a run of them for each: each member takes the pieces of its own
+ * run, and the calling thread, once the others are later than its own run took, also takes what is left of
+ * theirs. A helper the kernel does not run (a host whose other threads take its cores) then delays a job by about
+ * a run and a piece it has begun, not by the time it waits for a core: with one fixed share a member, AllReduce
+ * at 4 ranks beside busy processes took 2-372 ms a call, 2.0-67x the time of trial builds whose members took
+ * pieces (benchmarks/RESULTS.md). Only the caller takes others' pieces, and only that late, so that on a quiet
+ * host each core copies the same ranges call after call and finds its lines in its own cache: trials in which
+ * any member took any piece, or took another's as soon as its own were done, were 1.04-1.48x slower at most
+ * sizes there.
  *
  * <p>A helper polls, yielding, while jobs keep coming (one every few microseconds inside a large collective),
  * and parks after {@link #IDLE_POLL} without one, so that a communicator between calls costs no core. The
@@ -19,16 +29,42 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class Crew implements AutoCloseable {
 
-    /** A job: member {@code member} of {@code members} does its part. */
+    /** A job: piece {@code piece} of {@code pieces}, on whichever member takes it. */
     @FunctionalInterface
     interface Part {
-        void run(int member, int members);
+        void run(int piece, int pieces);
     }
 
-    /** One job as the helpers see it, published whole so that a helper never mixes two jobs' fields. */
-    private record Job(long number, Part part, int members) {
+    /**
+     * One job as the helpers see it, published whole so that a helper never mixes two jobs' fields: the pieces
+     * taken from each member's run and the pieces done are the job's own, so a helper that comes late to a
+     * finished job finds nothing left and cannot take a piece of the next.
+     */
+    private record Job(long number, Part part, int members, int pieces, AtomicIntegerArray taken, AtomicInteger done) {
+
+        static Job first() {
+            return new Job(0, null, 0, 0, new AtomicIntegerArray(0), new AtomicInteger());
+        }
+
+        Job next(Part part, int members, int pieces) {
+            return new Job(number + 1, part, members, pieces, new AtomicIntegerArray(members * PAD),
+                    new AtomicInteger());
+        }
+
+        /** The first piece of member {@code m}'s run (of {@code members}: the end of the last). */
+        int runStart(int m) {
+            return (int) ((long) pieces * m / members);
+        }
+
+        /** Takes the next piece of member {@code owner}'s run: its number, or -1 when none is left. */
+        int take(int owner) {
+            int p = runStart(owner) + taken.getAndIncrement(owner * PAD);
+            return p < runStart(owner + 1) ? p : -1;
+        }
     }
 
+    /** Ints between two members' counts of pieces taken: a cache line, so that members take without contending. */
+    private static final int PAD = 16;
     /** Nanoseconds an idle helper polls for the next job before it parks: the gap between chunks, many times over. */
     static final long IDLE_POLL = 1_000_000;
     /** Nanoseconds the calling thread spins for its helpers before it yields its core while it waits. */
@@ -36,17 +72,16 @@ final class Crew implements AutoCloseable {
 
     private final String name;
     private final int size;          // members, the calling thread included
-    private final Runnable settle;   // after each part on a helper: lets a fault its copy left pending be raised
-    private final AtomicInteger unfinished = new AtomicInteger();
+    private final Runnable settle;   // after each piece on a helper: lets a fault its copy left pending be raised
     private Thread[] helpers;        // started on first use
     private AtomicIntegerArray parked; // 1 while a helper is parked or about to park
-    private volatile Job job = new Job(0, null, 0);
+    private volatile Job job = Job.first();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean closed;
 
     /**
      * @param size   members, the calling thread included (1: no helpers, every job runs on the caller)
-     * @param settle run on a helper after each part, inside its failure handling
+     * @param settle run on a helper after each piece, inside its failure handling
      */
     Crew(String name, int size, Runnable settle) {
         if (size < 1) {
@@ -63,45 +98,53 @@ final class Crew implements AutoCloseable {
     }
 
     /**
-     * Runs {@code part} on {@code members} members (at most {@link #size()}), the calling thread as member 0, and
-     * returns when all are done; the first failure of any member is thrown here.
+     * Runs the {@code pieces} pieces of {@code part} on at most {@code members} members (and at most {@link #size()}
+     * and {@code pieces}), the calling thread among them, and returns when every piece is done; the first failure
+     * of any piece is thrown here, and the pieces not begun by then are skipped.
      */
-    void run(int members, Part part) {
+    void run(int members, int pieces, Part part) {
         if (closed) {
             throw new IllegalStateException("crew " + name + " is closed");
         }
-        int m = Math.min(members, size);
+        int m = Math.min(Math.min(members, size), pieces);
         if (m <= 1) {
-            part.run(0, 1);
+            for (int p = 0; p < pieces; p++) {
+                part.run(p, pieces);
+            }
             return;
         }
         start();
         failure.set(null);
-        unfinished.set(m - 1);
-        job = new Job(job.number() + 1, part, m);
+        Job j = job.next(part, m, pieces);
+        job = j;
         for (int i = 1; i < m; i++) {
             if (parked.get(i) == 1) {
                 LockSupport.unpark(helpers[i]);
             }
         }
-        Throwable mine = null;
-        try {
-            part.run(0, m);
-        } catch (Throwable t) {
-            mine = t;
-        }
-        // the helpers' parts are as long as this one: a short wait, and never for a peer; yielding after a while
-        // lets a helper that the kernel descheduled have this core
+        long began = System.nanoTime();
+        takeRun(j, 0, false);
+        long ownRun = System.nanoTime() - began;
+        // the helpers' runs are as long as this one: a short wait, and never for a peer. Once they are later than
+        // that, a helper the kernel has not run holds its run: take what is left of it. Later still, yield, so
+        // that a helper descheduled mid-piece may have this core.
         long since = System.nanoTime();
-        while (unfinished.get() != 0) {
-            if (System.nanoTime() - since < HELPER_SPIN) {
+        boolean taken = false;
+        while (j.done().get() != pieces) {
+            long waited = System.nanoTime() - since;
+            if (!taken && waited >= ownRun) {
+                for (int owner = 1; owner < m; owner++) {
+                    takeRun(j, owner, false);
+                }
+                taken = true;
+            } else if (waited < ownRun + HELPER_SPIN) {
                 Thread.onSpinWait();
             } else {
                 Thread.yield();
                 requireHelpersAlive(m);
             }
         }
-        Throwable first = mine != null ? mine : failure.get();
+        Throwable first = failure.get();
         if (first instanceof RuntimeException r) {
             throw r;
         }
@@ -110,6 +153,33 @@ final class Crew implements AutoCloseable {
         }
         if (first != null) {
             throw new IllegalStateException(first);
+        }
+    }
+
+    /**
+     * Takes and runs what is left of member {@code owner}'s run on this thread, and counts the pieces
+     * done at once: one count a run, not one a piece, on the line the caller polls. A piece that fails is recorded
+     * and the rest are skipped, but every piece taken is counted, so the caller's wait ends. On a helper,
+     * {@link #settle} runs after each piece, so that a fault it left pending is this job's.
+     */
+    private void takeRun(Job j, int owner, boolean helper) {
+        int ran = 0;
+        try {
+            for (int p = j.take(owner); p >= 0; p = j.take(owner)) {
+                ran++;
+                if (failure.get() == null) {
+                    try {
+                        j.part().run(p, j.pieces());
+                        if (helper) {
+                            settle.run();
+                        }
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
+                    }
+                }
+            }
+        } finally {
+            j.done().addAndGet(ran);
         }
     }
 
@@ -149,7 +219,7 @@ final class Crew implements AutoCloseable {
                 if (j.number() != seen) {
                     seen = j.number();
                     if (member < j.members()) {
-                        runPart(j, member);
+                        takeRun(j, member, true);
                     }
                     idleSince = System.nanoTime();
                 } else if (System.nanoTime() - idleSince < IDLE_POLL) {
@@ -169,17 +239,6 @@ final class Crew implements AutoCloseable {
                 // a fault raised after its part returned (a page cut off under a copy, on JDK 17): the damage it
                 // comes from is met again, and named, by the next call that touches the segment
             }
-        }
-    }
-
-    private void runPart(Job j, int member) {
-        try {
-            j.part().run(member, j.members());
-            settle.run();
-        } catch (Throwable t) {
-            failure.compareAndSet(null, t);
-        } finally {
-            unfinished.decrementAndGet();
         }
     }
 

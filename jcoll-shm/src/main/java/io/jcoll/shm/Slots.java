@@ -25,8 +25,8 @@ import java.nio.ByteOrder;
  * with its own: ranks in different calls fail, naming each other, before either reads the other's data.
  *
  * <p>Within a phase, a rank's own copies and reductions of a large chunk may be {@linkplain #share shared} with
- * its {@link Crew}: ranges of the chunk, one per member. The phases, their counters and every wait stay on the
- * calling thread.
+ * its {@link Crew}: a run of pieces of the chunk for each member. The phases, their counters and every wait stay
+ * on the calling thread.
  */
 final class Slots {
 
@@ -242,36 +242,47 @@ final class Slots {
                 + "order, with the same arguments");
     }
 
-    /** A range {@code [from, to)} of a chunk's elements, for one member of the crew. */
+    /**
+     * Pieces a crew member's share of one copy is cut into, at most: enough that a helper the kernel leaves waiting
+     * holds up little more than the piece it began ({@link Crew}); few enough that a piece (at least the minimum
+     * share, 32 KB by default) stays a long copy beside the count it costs and, reading a peer, its system call.
+     */
+    static final int PIECES_PER_MEMBER = 4;
+
+    /** A range {@code [from, to)} of a chunk's elements, for one piece of a crew's job. */
     @FunctionalInterface
     interface Range {
         void run(int from, int to);
     }
 
     /**
-     * Runs {@code range} over elements {@code [0, elements)} of {@code typeSize} bytes: cut into one range per
-     * member of the crew where the call's buffers give views and each range is at least the minimum share, else
-     * whole on this thread. Ranges are cut at multiples of a cache line's worth of elements, so members writing a
-     * slot (slots start on a line) never write one line. {@code range} must not itself share.
+     * Runs {@code range} over elements {@code [0, elements)} of {@code typeSize} bytes: where the call's buffers give
+     * views and the bytes make at least two minimum shares, cut into the same number of pieces for each member of
+     * the crew (up to {@link #PIECES_PER_MEMBER}, none below the minimum share), each member's run of them the
+     * range it would have alone ({@link Crew} says who runs which); else whole on this thread. Pieces are cut at
+     * multiples of a cache line's worth of elements, so members writing a slot (slots start on a line) never
+     * write one line. {@code range} must not itself share.
      */
     void share(int elements, int typeSize, Range range) {
         long bytes = (long) elements * typeSize;
-        int members = viewsOnly ? (int) Math.min(crew.size(), bytes / shareMinBytes) : 1;
+        long shares = viewsOnly ? bytes / shareMinBytes : 1;
+        int members = (int) Math.min(crew.size(), shares);
         if (members <= 1) {
             range.run(0, elements);
             return;
         }
+        int pieces = members * (int) Math.min(PIECES_PER_MEMBER, shares / members);
         int align = Math.max(1, Layout.LINE / typeSize);
-        crew.run(members, (member, of) -> {
-            int from = cut(elements, member, of, align);
-            int to = cut(elements, member + 1, of, align);
+        crew.run(members, pieces, (piece, of) -> {
+            int from = cut(elements, piece, of, align);
+            int to = cut(elements, piece + 1, of, align);
             if (to > from) {
                 range.run(from, to);
             }
         });
     }
 
-    /** Where member {@code m} of {@code of}'s range of {@code elements} starts, at a multiple of {@code align}. */
+    /** Where piece {@code m} of {@code of}'s range of {@code elements} starts, at a multiple of {@code align}. */
     static int cut(int elements, int m, int of, int align) {
         if (m >= of) {
             return elements;

@@ -4,8 +4,14 @@ import io.jcoll.spi.Settings;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -42,22 +48,25 @@ class CrewTest {
     }
 
     @Test
-    void jobsRunOnTheRightMembersBeforeRunReturnsAlsoAfterTheHelpersPark() throws InterruptedException {
+    void everyPieceRunsOnceBeforeRunReturnsAlsoAfterTheHelpersPark() throws InterruptedException {
         try (Crew crew = new Crew("test-crew", 4, () -> { })) {
             for (int round = 0; round < 3; round++) {
                 for (int members = 1; members <= 5; members++) {
-                    AtomicIntegerArray ran = new AtomicIntegerArray(5);
-                    int[] seenOf = new int[5];
-                    crew.run(members, (member, of) -> {
-                        ran.incrementAndGet(member);
-                        seenOf[member] = of;
-                    });
-                    int expected = Math.min(members, 4);
-                    for (int m = 0; m < 5; m++) {
-                        assertEquals(m < expected ? 1 : 0, ran.get(m), "member " + m + " of " + expected);
-                        if (m < expected) {
-                            assertEquals(expected, seenOf[m]);
+                    for (int pieces : new int[] {1, members, 4 * members + 3}) {
+                        AtomicIntegerArray ran = new AtomicIntegerArray(pieces);
+                        Set<Thread> threads = ConcurrentHashMap.newKeySet();
+                        int[] seenOf = new int[pieces];
+                        crew.run(members, pieces, (piece, of) -> {
+                            ran.incrementAndGet(piece);
+                            seenOf[piece] = of;
+                            threads.add(Thread.currentThread());
+                        });
+                        for (int p = 0; p < pieces; p++) {
+                            assertEquals(1, ran.get(p), "piece " + p + " of " + pieces + " on " + members + " members");
+                            assertEquals(pieces, seenOf[p]);
                         }
+                        assertTrue(threads.size() <= Math.min(Math.min(members, 4), pieces),
+                                threads.size() + " threads ran " + pieces + " pieces on " + members + " members");
                     }
                 }
                 Thread.sleep(Crew.IDLE_POLL / 1_000_000 + 20); // the helpers park; the next round must wake them
@@ -66,23 +75,59 @@ class CrewTest {
     }
 
     @Test
+    void theOtherMembersTakeThePiecesOfAHelperHeldUp() {
+        // a helper that stops in the first piece it takes (as one the kernel deschedules) holds up that piece only:
+        // the pieces are released only once every other one is done, so a share fixed for it would never finish
+        int pieces = 40;
+        try (Crew crew = new Crew("test-crew-held", 4, () -> { })) {
+            Thread caller = Thread.currentThread();
+            AtomicReference<Thread> heldUp = new AtomicReference<>();
+            AtomicInteger others = new AtomicInteger();
+            CountDownLatch rest = new CountDownLatch(1);
+            AtomicIntegerArray ran = new AtomicIntegerArray(pieces);
+            Map<Thread, Integer> taken = new ConcurrentHashMap<>();
+            CountDownLatch held = new CountDownLatch(1);
+            crew.run(4, pieces, (piece, of) -> {
+                ran.incrementAndGet(piece);
+                taken.merge(Thread.currentThread(), 1, Integer::sum);
+                if (Thread.currentThread() != caller && heldUp.compareAndSet(null, Thread.currentThread())) {
+                    held.countDown();
+                    await(rest, "the other members never finished the rest");
+                    return;
+                }
+                if (Thread.currentThread() == caller) { // else on two cores the caller might take every piece
+                    await(held, "no helper took a piece");
+                }
+                if (others.incrementAndGet() == pieces - 1) {
+                    rest.countDown();
+                }
+            });
+            for (int p = 0; p < pieces; p++) {
+                assertEquals(1, ran.get(p), "piece " + p);
+            }
+            assertEquals(1, taken.get(heldUp.get()), "the held-up helper ran only the piece it was held in");
+            assertEquals(pieces, taken.values().stream().mapToInt(Integer::intValue).sum());
+        }
+    }
+
+    @Test
     void aHelpersFailureIsThrownToTheCaller() {
         try (Crew crew = new Crew("test-crew", 3, () -> { })) {
             IllegalStateException boom = new IllegalStateException("member 2 failed");
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> crew.run(3, (member, of) -> {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> crew.run(3, 3, (member, of) -> {
                 if (member == 2) {
                     throw boom;
                 }
             }));
             assertSame(boom, e);
             InternalError fault = new InternalError("a fault in a cut-off page");
-            assertSame(fault, assertThrows(InternalError.class, () -> crew.run(3, (member, of) -> {
+            assertSame(fault, assertThrows(InternalError.class, () -> crew.run(3, 3, (member, of) -> {
                 if (member == 1) {
                     throw fault;
                 }
             })));
             int[] after = new int[1];
-            crew.run(3, (member, of) -> {
+            crew.run(3, 3, (member, of) -> {
                 if (member == 0) {
                     after[0]++;
                 }
@@ -94,11 +139,11 @@ class CrewTest {
     @Test
     void closingStopsEveryHelper() {
         Crew crew = new Crew("test-crew-closing", 4, () -> { });
-        crew.run(4, (member, of) -> { });
+        crew.run(4, 4, (member, of) -> { });
         assertTrue(helpers("test-crew-closing") > 0);
         crew.close();
         assertEquals(0, helpers("test-crew-closing"));
-        assertThrows(IllegalStateException.class, () -> crew.run(2, (member, of) -> { }));
+        assertThrows(IllegalStateException.class, () -> crew.run(2, 2, (member, of) -> { }));
     }
 
     @Test
@@ -118,6 +163,14 @@ class CrewTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> ShmTransport.crewSize(Settings.of(Map.of("JCOLL_SHM_THREADS", bad)), 2, 2));
             assertTrue(e.getMessage().contains("JCOLL_SHM_THREADS") && e.getMessage().contains(bad), e.getMessage());
+        }
+    }
+
+    private static void await(CountDownLatch latch, String otherwise) {
+        try {
+            assertTrue(latch.await(20, TimeUnit.SECONDS), otherwise);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
         }
     }
 
