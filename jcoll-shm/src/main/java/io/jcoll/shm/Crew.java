@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
  * at 4 ranks beside busy processes took 2-372 ms a call, 2.0-67x the time of trial builds whose members took
  * pieces (benchmarks/RESULTS.md). Only the caller takes others' pieces, and only that late, so that on a quiet
  * host each core copies the same ranges call after call and finds its lines in its own cache: trials in which
- * any member took any piece, or took another's as soon as its own were done, were 1.04-1.48x slower at most
+ * any member took any piece, or took another's as soon as its own were done, were up to 1.48x slower at most
  * sizes there.
  *
  * <p>A helper polls, yielding, while jobs keep coming (one every few microseconds inside a large collective),
