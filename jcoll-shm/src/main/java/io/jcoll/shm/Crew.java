@@ -72,7 +72,7 @@ final class Crew implements AutoCloseable {
 
     private final String name;
     private final int size;          // members, the calling thread included
-    private final Runnable settle;   // after each piece on a helper: lets a fault its copy left pending be raised
+    private final Runnable settle;   // after each run on a helper: lets a fault its copies left pending be raised
     private Thread[] helpers;        // started on first use
     private AtomicIntegerArray parked; // 1 while a helper is parked or about to park
     private volatile Job job = Job.first();
@@ -81,7 +81,7 @@ final class Crew implements AutoCloseable {
 
     /**
      * @param size   members, the calling thread included (1: no helpers, every job runs on the caller)
-     * @param settle run on a helper after each piece, inside its failure handling
+     * @param settle run on a helper after each run of pieces, inside its failure handling
      */
     Crew(String name, int size, Runnable settle) {
         if (size < 1) {
@@ -157,10 +157,11 @@ final class Crew implements AutoCloseable {
     }
 
     /**
-     * Takes and runs what is left of member {@code owner}'s run on this thread, and counts the pieces
-     * done at once: one count a run, not one a piece, on the line the caller polls. A piece that fails is recorded
-     * and the rest are skipped, but every piece taken is counted, so the caller's wait ends. On a helper,
-     * {@link #settle} runs after each piece, so that a fault it left pending is this job's.
+     * Takes and runs what is left of member {@code owner}'s run on this thread, and counts the pieces done at once:
+     * one count a run, not one a piece, on the line the caller polls. A piece that fails is recorded and the rest
+     * are skipped, but every piece taken is counted, so the caller's wait ends. On a helper, {@link #settle} runs
+     * after the run, before the count, so that a fault its copies left pending is this job's (once a run, as
+     * once a share before: on JDK 17 it costs a few hundred nanoseconds, a tenth of a 32 KB piece's copy).
      */
     private void takeRun(Job j, int owner, boolean helper) {
         int ran = 0;
@@ -168,15 +169,16 @@ final class Crew implements AutoCloseable {
             for (int p = j.take(owner); p >= 0; p = j.take(owner)) {
                 ran++;
                 if (failure.get() == null) {
-                    try {
-                        j.part().run(p, j.pieces());
-                        if (helper) {
-                            settle.run();
-                        }
-                    } catch (Throwable t) {
-                        failure.compareAndSet(null, t);
-                    }
+                    j.part().run(p, j.pieces());
                 }
+            }
+            if (helper && ran > 0) {
+                settle.run();
+            }
+        } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+            while (j.take(owner) >= 0) {
+                ran++; // skipped, but counted: the caller waits for every piece
             }
         } finally {
             j.done().addAndGet(ran);
