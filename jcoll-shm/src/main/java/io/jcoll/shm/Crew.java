@@ -67,7 +67,7 @@ final class Crew implements AutoCloseable {
     private static final int PAD = 16;
     /** Nanoseconds an idle helper polls for the next job before it parks: the gap between chunks, many times over. */
     static final long IDLE_POLL = 1_000_000;
-    /** Nanoseconds the calling thread spins for its helpers before it yields its core while it waits. */
+    /** Nanoseconds the calling thread spins for its helpers, past its own run's time, before it yields its core. */
     private static final long HELPER_SPIN = 50_000;
 
     private final String name;
