@@ -37,6 +37,8 @@ final class ShmTransport implements Transport {
      * Most and fewest members of a rank's crew under {@code auto}: past four, the shares of one 256 KB slot grow
      * small; below three (8 ranks on 16 cores, crews of 2 and every core taken), 11 of 20 ops and sizes ran slower
      * than alone, against 1.3-3.6x faster at 37 of 40 at 2 and 4 ranks with crews of 4 (benchmarks/RESULTS.md).
+     * Since late helpers' pieces go to the caller, crews of 2 there win on a quiet host (0.46-1.07x alone's time)
+     * but lose beside four busy processes (AllReduce 1.37-1.98x), so the floor stays.
      */
     static final int MAX_AUTO_CREW = 4;
     static final int MIN_AUTO_CREW = 3;
