@@ -47,6 +47,8 @@ final class Control {
     private static final int CREW_AT = ENTERED_AT + 72;
     private static final int SOURCE_IN_PLACE_AT = ENTERED_AT + 80;
     private static final int SINGLE_COPY_IN_PLACE_MIN_AT = ENTERED_AT + 88;
+    private static final int OUTPUT_AT = ENTERED_AT + 96;
+    private static final int SINGLE_COPY_REDUCE_MIN_AT = ENTERED_AT + 104;
 
     private static final int TAG_AT = 0;
     private static final int SIGNATURE_AT = 8;
@@ -144,6 +146,15 @@ final class Control {
         map.putLong(at + SOURCE_IN_PLACE_AT, inPlace ? 1 : 0);
     }
 
+    /** Where {@code rank}'s output starts in its current single-copy reduction, for peers to read; 0: nowhere. */
+    void publishOutput(int rank, long address) {
+        map.putLong((int) layout.controlOffset(rank) + OUTPUT_AT, address);
+    }
+
+    long output(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + OUTPUT_AT);
+    }
+
     long source(int rank) {
         return map.getLong((int) layout.controlOffset(rank) + SOURCE_AT);
     }
@@ -180,6 +191,7 @@ final class Control {
         map.putLong(at + SINGLE_COPY_GATHER_MIN_AT, given.gatherMinBytes());
         map.putLong(at + SINGLE_COPY_BROADCAST_MIN_AT, given.broadcastMinBytes());
         map.putLong(at + SINGLE_COPY_IN_PLACE_MIN_AT, given.inPlaceMinBytes());
+        map.putLong(at + SINGLE_COPY_REDUCE_MIN_AT, given.reduceMinBytes());
         map.putLong(at + CREW_AT, crew);
     }
 
@@ -191,7 +203,8 @@ final class Control {
     SingleCopy.Sizes singleCopySizes(int rank) {
         int at = (int) layout.controlOffset(rank);
         return SingleCopy.Sizes.given(map.getLong(at + SINGLE_COPY_MIN_AT), map.getLong(at + SINGLE_COPY_GATHER_MIN_AT),
-                map.getLong(at + SINGLE_COPY_BROADCAST_MIN_AT), map.getLong(at + SINGLE_COPY_IN_PLACE_MIN_AT));
+                map.getLong(at + SINGLE_COPY_BROADCAST_MIN_AT), map.getLong(at + SINGLE_COPY_IN_PLACE_MIN_AT),
+                map.getLong(at + SINGLE_COPY_REDUCE_MIN_AT));
     }
 
     long crew(int rank) {

@@ -12,9 +12,10 @@ import java.nio.ByteOrder;
 import java.security.SecureRandom;
 
 /**
- * Large all-to-alls, gathers and (two ranks) broadcasts with one copy a byte: each rank reads what it receives
- * straight out of the sending rank's buffer ({@link PeerMemory}) instead of the sender copying it into its slot and
- * the receiver out again. Two phases a call: every rank publishes where its input is and waits for all; if every
+ * Large all-to-alls, gathers and (two ranks) broadcasts and all-reduces with one copy a byte: each rank reads
+ * what it receives straight out of the sending rank's buffer ({@link PeerMemory}) instead of the sender copying it
+ * into its slot and the receiver out again. Two phases a call (an all-reduce has a third: {@link #allReduce}):
+ * every rank publishes where its input is (an all-reduce's rank its output too) and waits for all; if every
  * address the call reads is there, each rank reads its blocks and the ranks wait for each other again before any
  * returns (a sender's buffer must stay as it is until every reader is done); otherwise every rank, having seen the
  * same addresses, passes the second phase and takes the slots. A rank publishes 0 where its input cannot be read
@@ -32,8 +33,10 @@ import java.security.SecureRandom;
  * so there all three read their peers from 128 KB ({@link #ALONE_MIN_BYTES}). Not otherwise for broadcast and
  * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
  * time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x from 4 MB, on 16
- * cores); nor for reductions, where what a rank reads must still be combined with its own, the second pass the
- * slots make. An in-place broadcast's root is read where two ranks copy alone, up to
+ * cores). Nor for reductions where ranks have crews: what a rank reads must still be combined with its own, the
+ * second pass the slots make anyway. Where two ranks copy alone an all-reduce reads too, from
+ * {@link #ALONE_REDUCE_MIN_BYTES} ({@link #allReduce}). An in-place
+ * broadcast's root is read where two ranks copy alone, up to
  * {@link #ALONE_IN_PLACE_ROOT_MAX_BYTES}: timed block by block beside Open MPI in the same processes on the 2-vCPU
  * VM, it took 1.01-1.11x Open MPI's time at 128 KB-2 MB in three runs, the slots 0.92-5.17x (5x in the host's
  * slow state, where each slot crosses the CPUs right after it is written); above, the slots keep both ranks
@@ -75,6 +78,15 @@ final class SingleCopy {
      * 0.16-0.78x; at 8 ranks, which copy alone there, the slots 0.80-1.15x, single copy 0.83-1.23x.
      */
     static final long DEFAULT_IN_PLACE_MIN_BYTES = Long.MAX_VALUE;
+    /**
+     * All-reduces from this size where two ranks each copy alone and JCOLL_SHM_SINGLE_COPY_REDUCE_MIN is not given.
+     * On the 2-vCPU VM (JDK 25, four runs of 4-6 alternated rounds, benchmarks/RESULTS.md, 2026-11-29) reading took
+     * 0.43-0.88x the slots' time by the medians of the rounds at 8 and 32 MB in 7 of 8 comparisons (1.19x in the
+     * other), in place and out, and kept its time in every state of the host (10-15 ms at 32 MB) where the slots'
+     * rounds took 8-27 ms; in the rounds the slots were fast they were ahead (2.0 against 2.7-4.0 ms at 8 MB). At
+     * 128 KB-2 MB the runs disagreed, 0.37-3.93x: the slots stay there.
+     */
+    static final long ALONE_REDUCE_MIN_BYTES = 8 << 20;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
     static final long ALONE_IN_PLACE_ROOT_MAX_BYTES = 2 << 20;
     /**
@@ -88,6 +100,8 @@ final class SingleCopy {
     private static final long UNSET = -1;
     /** Bytes a crew member reads in one go from memory it can view: a read is one system call. */
     private static final int VIEW_CHUNK_BYTES = 4 << 20;
+    /** Bytes of each peer's input an all-reduce reads at a time, to reduce while they are in this core's cache. */
+    private static final int REDUCE_CHUNK_BYTES = 128 << 10;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Control control;
@@ -99,6 +113,7 @@ final class SingleCopy {
     private final long inPlaceRootMaxBytes; // the largest in-place broadcast whose root is read; NO_IN_PLACE_ROOT
     private final long exchangeBytes;       // an in-place all-to-all's chunk of every peer's block, at most
     private ByteBuffer scratch;             // where an in-place all-to-all's rank keeps that chunk: its own memory
+    private ByteBuffer peersChunk;          // an all-reduce's chunk of every peer's input, read to be reduced
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
                        long exchangeBytes, String offBecause, String tracerSays) {
@@ -118,18 +133,20 @@ final class SingleCopy {
      * {@code inPlaceMaxBytes}): {@link Long#MAX_VALUE} for none, {@link #UNSET} in an offer for the default.
      */
     record Sizes(long minBytes, long gatherMinBytes, long broadcastMinBytes, long inPlaceMinBytes,
-                 long inPlaceMaxBytes) {
+                 long inPlaceMaxBytes, long reduceMinBytes) {
         static final Sizes NEVER = new Sizes(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
-                Long.MAX_VALUE);
+                Long.MAX_VALUE, Long.MAX_VALUE);
 
         /** As given: every size a setting or {@link #UNSET}; the in-place maximum has no setting. */
-        static Sizes given(long minBytes, long gatherMinBytes, long broadcastMinBytes, long inPlaceMinBytes) {
-            return new Sizes(minBytes, gatherMinBytes, broadcastMinBytes, inPlaceMinBytes, UNSET);
+        static Sizes given(long minBytes, long gatherMinBytes, long broadcastMinBytes, long inPlaceMinBytes,
+                           long reduceMinBytes) {
+            return new Sizes(minBytes, gatherMinBytes, broadcastMinBytes, inPlaceMinBytes, UNSET, reduceMinBytes);
         }
 
         /**
-         * These, each default filled in: where two ranks copy alone, every op that reads its peers from 128 KB and
-         * in-place all-to-alls at 2-8 MB (from the size given, where one is, with no end).
+         * These, each default filled in: where two ranks copy alone, every op that reads its peers from 128 KB,
+         * all-reduces from 8 MB and in-place all-to-alls at 2-8 MB (from the size given, where one is, with no
+         * end); elsewhere no all-reduce unless a size is given.
          */
         Sizes withDefaults(boolean twoAlone) {
             boolean window = twoAlone && inPlaceMinBytes == UNSET;
@@ -137,7 +154,8 @@ final class SingleCopy {
                     or(gatherMinBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_GATHER_MIN_BYTES),
                     or(broadcastMinBytes, twoAlone ? ALONE_MIN_BYTES : Long.MAX_VALUE),
                     or(inPlaceMinBytes, twoAlone ? ALONE_IN_PLACE_MIN_BYTES : DEFAULT_IN_PLACE_MIN_BYTES),
-                    window ? ALONE_IN_PLACE_MAX_BYTES : Long.MAX_VALUE);
+                    window ? ALONE_IN_PLACE_MAX_BYTES : Long.MAX_VALUE,
+                    or(reduceMinBytes, twoAlone ? ALONE_REDUCE_MIN_BYTES : Long.MAX_VALUE));
         }
 
         private static long or(long given, long fallback) {
@@ -147,7 +165,7 @@ final class SingleCopy {
 
     /**
      * What a rank brings to the agreement, made before it claims its block in the segment: its settings
-     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN,
+     * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN, _REDUCE_MIN,
      * JCOLL_SHM_TRACER), the threads of its crew ({@code crew}, itself included), and a canary, a word of its memory
      * whose address and random value it publishes for its peers to read.
      */
@@ -159,7 +177,8 @@ final class SingleCopy {
         Sizes given = Sizes.given(size(settings, "JCOLL_SHM_SINGLE_COPY_MIN"),
                 size(settings, "JCOLL_SHM_SINGLE_COPY_GATHER_MIN"),
                 size(settings, "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN"),
-                size(settings, "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN"));
+                size(settings, "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN"),
+                size(settings, "JCOLL_SHM_SINGLE_COPY_REDUCE_MIN"));
         ByteBuffer canary = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
         long value = RANDOM.nextLong();
         canary.putLong(0, value);
@@ -227,7 +246,7 @@ final class SingleCopy {
                         why[0] = "rank " + r + " was given single copy for " + describe(theirs, 0) + " where rank "
                                 + rank + " was given " + describe(sizes, 0)
                                 + ": the ranks must take it for the same calls; "
-                                + "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN and _IN_PLACE_MIN alike";
+                                + "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN and _REDUCE_MIN alike";
                     }
                 }
             }
@@ -275,7 +294,8 @@ final class SingleCopy {
                         : " to " + Limits.describe(sizes.inPlaceMaxBytes()))
                 + (scratchBytes > 0 ? ", through at most " + Limits.describe(scratchBytes) + " of scratch)" : ")");
         return from("all-to-alls", sizes.minBytes()) + allToAllsInPlace + ", " + from("gathers", sizes.gatherMinBytes())
-                + " and " + from("out-of-place broadcasts", sizes.broadcastMinBytes());
+                + ", " + from("out-of-place broadcasts", sizes.broadcastMinBytes()) + " and "
+                + from("all-reduces", sizes.reduceMinBytes());
     }
 
     private static String from(String calls, long bytes) {
@@ -294,6 +314,7 @@ final class SingleCopy {
             case ALL_TO_ALL -> bytes * size >= sizes.minBytes();
             case ALL_GATHER, GATHER -> bytes * size >= sizes.gatherMinBytes();
             case BROADCAST -> bytes >= sizes.broadcastMinBytes();
+            case ALL_REDUCE -> bytes >= sizes.reduceMinBytes();
             default -> false;
         };
     }
@@ -301,6 +322,10 @@ final class SingleCopy {
     /** Runs {@code call} with one copy a byte and returns true, or returns false for the slots to run it. */
     boolean run(Slots s, Call call) {
         control.publishSource(s.rank(), sourceAddress(call, inPlaceRootMaxBytes), call.inPlace());
+        boolean reduction = call.operation() == Operation.ALL_REDUCE;
+        if (reduction) {
+            control.publishOutput(s.rank(), outputAddress(call));
+        }
         s.publish();
         s.awaitAll();
         long[] sources = sources(call);
@@ -309,7 +334,13 @@ final class SingleCopy {
         if (inPlaceAllToAll && (bytes < sizes.inPlaceMinBytes() || bytes > sizes.inPlaceMaxBytes())) {
             sources = null; // outside the sizes at which an in-place all-to-all is read: every rank sees as much
         }
-        if (sources != null && inPlaceAllToAll) {
+        long[] outputs = reduction && sources != null ? outputs() : null;
+        if (reduction && outputs == null) {
+            sources = null; // a rank's output cannot be read: every rank sees as much
+        }
+        if (sources != null && reduction) {
+            allReduce(s, call, sources, outputs);
+        } else if (sources != null && inPlaceAllToAll) {
             exchange(s, call, sources);
         } else if (sources != null) {
             move(s, call, sources);
@@ -333,6 +364,87 @@ final class SingleCopy {
             return 0;
         }
         return ProcessVmRead.address(in.readable(0, 1, null));
+    }
+
+    /** Where this rank's output starts, for its peers to read its reduced slice; 0 where it cannot be read. */
+    private static long outputAddress(Call call) {
+        if (!(call.recv() instanceof HostBuffer out) || !out.isByteAddressable()) {
+            return 0;
+        }
+        return ProcessVmRead.address(out.readable(0, 1, null));
+    }
+
+    /** Every rank's published output, or null where one is 0. */
+    private long[] outputs() {
+        long[] at = new long[size];
+        for (int r = 0; r < size; r++) {
+            at[r] = control.output(r);
+            if (at[r] == 0) {
+                return null;
+            }
+        }
+        return at;
+    }
+
+    /**
+     * An all-reduce with every byte read once across: each rank reads its slice of every peer's input, a chunk at
+     * a time into its own memory, and reduces it with its own into its output; once every slice is reduced, each
+     * reads every peer's reduced slice out of the peer's output. In place too: until the ranks have met a rank
+     * writes only its own slice, which no peer reads, and after they have met only the others, which no peer reads
+     * any more. Each slice has one reducer, so every rank receives the same bits.
+     */
+    private void allReduce(Slots s, Call call, long[] sources, long[] outputs) {
+        int me = s.rank();
+        int n = size;
+        int typeSize = call.type().size();
+        long count = call.count();
+        String operation = call.operation().label();
+        StagedAccess in = (StagedAccess) call.send();
+        StagedAccess out = (StagedAccess) call.recv();
+        int chunk = Math.max(1, REDUCE_CHUNK_BYTES / typeSize);
+        ByteBuffer peers = peersChunk((long) chunk * typeSize * Math.max(1, n - 1));
+        ByteBuffer[] inputs = new ByteBuffer[n];
+        long hi = sliceStart(count, n, me + 1);
+        for (long from = sliceStart(count, n, me); from < hi; from += chunk) {
+            int elements = (int) Math.min(chunk, hi - from);
+            int bytes = elements * typeSize;
+            long at = from * typeSize;
+            for (int k = 1; k < n; k++) { // this rank's values first, then its peers' in rank order
+                int peer = (me + k) % n;
+                ByteBuffer part = Slots.view(peers, (k - 1) * bytes, bytes);
+                memory.read(peer, sources[peer] + at, part.duplicate(), operation);
+                inputs[peer < me ? peer + 1 : peer] = part;
+            }
+            inputs[0] = s.readable(in, at, bytes);
+            ByteBuffer dst = s.writable(out, at, bytes);
+            ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), inputs, dst, elements);
+            out.commit(at, dst);
+        }
+        s.publish(); // every rank's slice is reduced: its peers may read it
+        s.awaitAll();
+        for (int k = 1; k < n; k++) {
+            int peer = (me + k) % n;
+            long end = sliceStart(count, n, peer + 1) * typeSize;
+            for (long at = sliceStart(count, n, peer) * typeSize; at < end; at += VIEW_CHUNK_BYTES) {
+                int length = (int) Math.min(VIEW_CHUNK_BYTES, end - at);
+                ByteBuffer room = s.writable(out, at, length);
+                memory.read(peer, outputs[peer] + at, room.duplicate(), operation);
+                out.commit(at, room);
+            }
+        }
+    }
+
+    /** Element at which rank {@code r}'s slice of a {@code count}-element all-reduce starts. */
+    private static long sliceStart(long count, int n, int r) {
+        return count * r / n;
+    }
+
+    /** This rank's room for an all-reduce's chunk of every peer's input, at least {@code bytes}; kept. */
+    private ByteBuffer peersChunk(long bytes) {
+        if (peersChunk == null || peersChunk.capacity() < bytes) {
+            peersChunk = ByteBuffer.allocateDirect(Math.toIntExact(bytes)).order(ByteOrder.nativeOrder());
+        }
+        return peersChunk;
     }
 
     /**

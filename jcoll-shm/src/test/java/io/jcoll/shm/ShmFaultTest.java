@@ -156,16 +156,38 @@ class ShmFaultTest {
     void inPlaceAllToAllsReadInChunksAreRightAndARankKilledInOneIsNamed(@TempDir Path dir) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVmRead.unavailableReason() == null,
                 ProcessVmRead.unavailableReason());
-        Map<String, String> inPlace = Map.of("JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1");
-        Job job = runAndSignal(null, dir, "alltoall-in-place", inPlace);
+        rightThenKilledIsNamed(dir, "alltoall-in-place", Map.of("JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1"),
+                "all-to-alls from 512 KiB (in place from 512 KiB, through at most",
+                "SIGKILL during an in-place all-to-all read in chunks");
+    }
+
+    /**
+     * All-reduces in place that read across processes (JCOLL_SHM_SINGLE_COPY_REDUCE_MIN: three ranks otherwise keep
+     * them on the slots), every result checked by the ranks; then a rank killed in them, named by both survivors at
+     * once.
+     */
+    @Test
+    void allReducesReadAcrossProcessesAreRightAndARankKilledInOneIsNamed(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVmRead.unavailableReason() == null,
+                ProcessVmRead.unavailableReason());
+        rightThenKilledIsNamed(dir, "allreduce", Map.of("JCOLL_SHM_SINGLE_COPY_REDUCE_MIN", "1"),
+                "and all-reduces from 1 B", "SIGKILL during an all-reduce read across processes");
+    }
+
+    /**
+     * Three rank processes run {@code op} with {@code settings} to the end, every result checked and every rank's
+     * network saying {@code networkSays}; then again with rank 1 killed, named by both survivors at once. No file
+     * is left either time.
+     */
+    private static void rightThenKilledIsNamed(Path dir, String op, Map<String, String> settings, String networkSays,
+                                               String what) throws Exception {
+        Job job = runAndSignal(null, dir, op, settings);
         assertEquals(3, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
-        assertTrue(job.lines().stream().filter(l -> IN.matcher(l).find())
-                .allMatch(l -> l.contains("all-to-alls from 512 KiB (in place from 512 KiB, through at most")),
+        assertTrue(job.lines().stream().filter(l -> IN.matcher(l).find()).allMatch(l -> l.contains(networkSays)),
                 String.join("\n", job.lines()));
         assertEmpty(dir);
-        Job killed = runAndSignal("KILL", dir, "alltoall-in-place", inPlace);
-        assertSurvivorsNamedRankOne(killed, Set.of("PeerFailureException"), (TIMEOUT_SECONDS + 1) * 1000L,
-                "SIGKILL during an in-place all-to-all read in chunks");
+        Job killed = runAndSignal("KILL", dir, op, settings);
+        assertSurvivorsNamedRankOne(killed, Set.of("PeerFailureException"), (TIMEOUT_SECONDS + 1) * 1000L, what);
         assertEmpty(dir);
     }
 

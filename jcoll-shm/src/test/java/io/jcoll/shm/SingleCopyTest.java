@@ -3,6 +3,7 @@ package io.jcoll.shm;
 import io.jcoll.Communicator;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
+import io.jcoll.ReduceOp;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
 import io.jcoll.testing.Case;
@@ -36,7 +37,8 @@ class SingleCopyTest {
     private static final int[] COUNTS = {0, 1, 2, 13, 97, 1000, 4099};
     private static final Map<String, String> EVERY_CALL = Map.of("JCOLL_SHM_SINGLE_COPY_MIN", "1",
             "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "1", "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN", "1",
-            "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1", "JCOLL_SHM_BOX", "0", "JCOLL_SHM_SLOT", "4K",
+            "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1", "JCOLL_SHM_SINGLE_COPY_REDUCE_MIN", "1", "JCOLL_SHM_BOX", "0",
+            "JCOLL_SHM_SLOT", "4K",
             "JCOLL_SHM_RING", "4K", "JCOLL_TCP_SEGMENT", "1K");
 
     /**
@@ -68,8 +70,8 @@ class SingleCopyTest {
         List<List<double[]>> results = Ranks.all(n, Duration.ofMinutes(5), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
-                assertTrue(summary.contains("for all-to-alls from 1 B (in place from 1 B, through at most 16 KiB of scratch), gathers from 1 B and "
-                        + "out-of-place broadcasts from 1 B"), summary);
+                assertTrue(summary.contains("for all-to-alls from 1 B (in place from 1 B, through at most 16 KiB of "
+                        + "scratch), gathers from 1 B, out-of-place broadcasts from 1 B and all-reduces from 1 B"), summary);
                 return Case.runAll(comm, cases);
             }
         });
@@ -106,6 +108,8 @@ class SingleCopyTest {
                             assertEquals(value(seed, s, s, i), all.getFloat((s * count + i) * 4), "all-gather");
                         }
                     }
+                    // an all-reduce: some rank's output is on the heap in every round, so every rank takes the slots
+                    allReduceIsRight(comm, seed, count, direct, directOut, false);
                     // and a broadcast (always the slots) between them, from a root of either kind
                     int root = round % n;
                     ByteBuffer b = buffer(direct, count);
@@ -157,6 +161,7 @@ class SingleCopyTest {
                             assertEquals(value(seed, s, rank, i), recv.getFloat((s * count + i) * 4), "all-to-all");
                         }
                     }
+                    allReduceIsRight(comm, seed, count, true, true, inPlace); // one rank in place, read across
                     // a broadcast whose root is in place in odd rounds; receivers' outputs direct and on the heap
                     int root = round % n;
                     ByteBuffer in = buffer(true, count);
@@ -214,18 +219,19 @@ class SingleCopyTest {
 
     /**
      * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls, gathers
-     * and out-of-place broadcasts from 128 KiB, in-place all-to-alls at 2-8 MiB and in-place broadcasts up to 2 MiB
-     * from their roots, and real calls of 256 KiB-2 MiB that take it are right; with crews on either rank, or three
-     * ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB and no broadcasts, every rank saying the
-     * same.
+     * and out-of-place broadcasts from 128 KiB, all-reduces from 8 MiB, in-place all-to-alls at 2-8 MiB and in-place
+     * broadcasts up to 2 MiB from their roots, and real calls of 160 KiB-8 MiB on either side of those sizes are
+     * right; with crews on either rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32
+     * MiB and no broadcasts nor all-reduces, every rank saying the same.
      */
     @Test
     void twoRanksCopyingAloneReadFrom128K() {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         String alone = "all-to-alls from 128 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
-                + "gathers from 128 KiB and out-of-place broadcasts from 128 KiB, in-place broadcasts' roots too up to "
-                + "2 MiB";
-        String crews = "all-to-alls from 512 KiB (not in place), gathers from 32 MiB and no out-of-place broadcasts";
+                + "gathers from 128 KiB, out-of-place broadcasts from 128 KiB and all-reduces from 8 MiB, "
+                + "in-place broadcasts' roots too up to 2 MiB";
+        String crews = "all-to-alls from 512 KiB (not in place), gathers from 32 MiB, no out-of-place broadcasts and "
+                + "no all-reduces";
         defaultsAre(2, rank -> "1", alone);
         defaultsAre(2, rank -> rank == 0 ? "1" : "2", crews);
         defaultsAre(3, rank -> "1", crews);
@@ -265,9 +271,41 @@ class SingleCopyTest {
                 allToAllInPlaceIsRight(comm, seed, 40_009);
                 // in place, 2 MiB and 24 bytes in all at two ranks: read where two copy alone, in two chunks (1 MiB, 12 B)
                 allToAllInPlaceIsRight(comm, seed, 262_147);
+                // all-reduces of a prime count: 160 KiB (the slots), 8 MiB and 68 bytes (read where two copy alone)
+                for (int elements : new int[] {40_009, 2_097_169}) {
+                    allReduceIsRight(comm, seed, elements, false);
+                    allReduceIsRight(comm, seed, elements, true);
+                }
                 return null;
             }
         });
+    }
+
+    /**
+     * A float sum of {@code count} elements, rank r's element i value(r, 2, i), in or out of place, checked against
+     * the sum in double precision (integers below 2^20 here, so every sum is exact in a float).
+     */
+    private static void allReduceIsRight(Communicator comm, long seed, int count, boolean inPlace) {
+        allReduceIsRight(comm, seed, count, true, true, inPlace);
+    }
+
+    /** {@link #allReduceIsRight}, the input and output each direct or on the heap. */
+    private static void allReduceIsRight(Communicator comm, long seed, int count, boolean directIn, boolean directOut,
+                                         boolean inPlace) {
+        int n = comm.size();
+        ByteBuffer in = buffer(directIn, count);
+        for (int i = 0; i < count; i++) {
+            in.putFloat(i * 4, value(seed, comm.rank(), 2, i));
+        }
+        ByteBuffer out = inPlace ? in : buffer(directOut, count);
+        comm.allReduce(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(out, DataType.FLOAT32), count, ReduceOp.SUM);
+        for (int i = 0; i < count; i++) {
+            double sum = 0;
+            for (int r = 0; r < n; r++) {
+                sum += value(seed, r, 2, i);
+            }
+            assertEquals((float) sum, out.getFloat(i * 4), (inPlace ? "in place, " : "") + count + " elements, " + i);
+        }
     }
 
     /** An all-to-all of {@code count} floats a block, rank r's block for d holding value(r, d, i), checked. */
@@ -346,7 +384,8 @@ class SingleCopyTest {
      * the other through the slots): single copy is off for all of them, saying why, and calls of every size agree.
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"JCOLL_SHM_SINGLE_COPY_MIN", "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN"})
+    @ValueSource(strings = {"JCOLL_SHM_SINGLE_COPY_MIN", "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN",
+            "JCOLL_SHM_SINGLE_COPY_REDUCE_MIN"})
     void ranksWithDifferentSizesKeepToTheSlotsAlike(String setting) {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         int n = 3;
@@ -357,7 +396,8 @@ class SingleCopyTest {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
                 assertTrue(summary.contains("single copy off (rank ") && summary.contains(
-                        "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN and _IN_PLACE_MIN alike"), summary);
+                        "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN and _REDUCE_MIN alike"),
+                        summary);
                 int count = 1009;
                 ByteBuffer send = buffer(true, count * n);
                 ByteBuffer recv = buffer(true, count * n);
