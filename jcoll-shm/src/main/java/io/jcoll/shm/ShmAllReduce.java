@@ -105,7 +105,12 @@ final class ShmAllReduce {
 
     /** Element where rank {@code r}'s slice of an {@code elements}-long chunk starts. */
     static int sliceStart(int elements, int n, int r) {
-        return (int) ((long) elements * r / n);
+        return (int) sliceStart((long) elements, n, r);
+    }
+
+    /** Element where rank {@code r}'s slice of {@code count} elements starts (SingleCopy's whole messages). */
+    static long sliceStart(long count, int n, int r) {
+        return count * r / n;
     }
 
     /**

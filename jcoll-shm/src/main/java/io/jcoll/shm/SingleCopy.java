@@ -10,6 +10,8 @@ import io.jcoll.spi.StagedAccess;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
+import java.util.function.IntPredicate;
+import java.util.function.IntToLongFunction;
 
 /**
  * Large all-to-alls, gathers and (two ranks) broadcasts and all-reduces with one copy a byte: each rank reads
@@ -80,11 +82,11 @@ final class SingleCopy {
     static final long DEFAULT_IN_PLACE_MIN_BYTES = Long.MAX_VALUE;
     /**
      * All-reduces from this size where two ranks each copy alone and JCOLL_SHM_SINGLE_COPY_REDUCE_MIN is not given.
-     * On the 2-vCPU VM (JDK 25, four runs of 4-6 alternated rounds, benchmarks/RESULTS.md, 2026-11-29) reading took
-     * 0.43-0.88x the slots' time by the medians of the rounds at 8 and 32 MB in 7 of 8 comparisons (1.19x in the
-     * other), in place and out, and kept its time in every state of the host (10-15 ms at 32 MB) where the slots'
-     * rounds took 8-27 ms; in the rounds the slots were fast they were ahead (2.0 against 2.7-4.0 ms at 8 MB). At
-     * 128 KB-2 MB the runs disagreed, 0.37-3.93x: the slots stay there.
+     * On the 2-vCPU VM (JDK 25, six runs of 4-6 alternated rounds, benchmarks/RESULTS.md, 2026-11-29) reading took
+     * 0.43-0.88x the slots' time by the medians of the rounds at 11 of the 12 points of 8 and 32 MB (1.19x at the
+     * other), in place and out, and kept its time in every state of the host (10.2-16.0 ms at 32 MB) where the
+     * slots' rounds took 7.9-27.3 ms; in the rounds the slots were fast they were ahead (2.0 against 2.7-4.0 ms at
+     * 8 MB). At 128 KB-2 MB the runs disagreed, 0.31-3.93x: the slots stay there.
      */
     static final long ALONE_REDUCE_MIN_BYTES = 8 << 20;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
@@ -112,8 +114,8 @@ final class SingleCopy {
     private final String tracerSays; // what Yama asked of this rank and what it did (Tracer); null: nothing
     private final long inPlaceRootMaxBytes; // the largest in-place broadcast whose root is read; NO_IN_PLACE_ROOT
     private final long exchangeBytes;       // an in-place all-to-all's chunk of every peer's block, at most
-    private ByteBuffer scratch;             // where an in-place all-to-all's rank keeps that chunk: its own memory
-    private ByteBuffer peersChunk;          // an all-reduce's chunk of every peer's input, read to be reduced
+    private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
+                                            // chunk of every peer's input an all-reduce reads to reduce
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
                        long exchangeBytes, String offBecause, String tracerSays) {
@@ -246,7 +248,8 @@ final class SingleCopy {
                         why[0] = "rank " + r + " was given single copy for " + describe(theirs, 0) + " where rank "
                                 + rank + " was given " + describe(sizes, 0)
                                 + ": the ranks must take it for the same calls; "
-                                + "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN and _REDUCE_MIN alike";
+                                + "set JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN and "
+                                + "_REDUCE_MIN alike";
                     }
                 }
             }
@@ -334,7 +337,7 @@ final class SingleCopy {
         if (inPlaceAllToAll && (bytes < sizes.inPlaceMinBytes() || bytes > sizes.inPlaceMaxBytes())) {
             sources = null; // outside the sizes at which an in-place all-to-all is read: every rank sees as much
         }
-        long[] outputs = reduction && sources != null ? outputs() : null;
+        long[] outputs = reduction && sources != null ? published(control::output, r -> true) : null;
         if (reduction && outputs == null) {
             sources = null; // a rank's output cannot be read: every rank sees as much
         }
@@ -374,17 +377,6 @@ final class SingleCopy {
         return ProcessVmRead.address(out.readable(0, 1, null));
     }
 
-    /** Every rank's published output, or null where one is 0. */
-    private long[] outputs() {
-        long[] at = new long[size];
-        for (int r = 0; r < size; r++) {
-            at[r] = control.output(r);
-            if (at[r] == 0) {
-                return null;
-            }
-        }
-        return at;
-    }
 
     /**
      * An all-reduce with every byte read once across: each rank reads its slice of every peer's input, a chunk at
@@ -402,10 +394,10 @@ final class SingleCopy {
         StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
         int chunk = Math.max(1, REDUCE_CHUNK_BYTES / typeSize);
-        ByteBuffer peers = peersChunk((long) chunk * typeSize * Math.max(1, n - 1));
+        ByteBuffer peers = scratch((long) chunk * typeSize * (n - 1));
         ByteBuffer[] inputs = new ByteBuffer[n];
-        long hi = sliceStart(count, n, me + 1);
-        for (long from = sliceStart(count, n, me); from < hi; from += chunk) {
+        long hi = ShmAllReduce.sliceStart(count, n, me + 1);
+        for (long from = ShmAllReduce.sliceStart(count, n, me); from < hi; from += chunk) {
             int elements = (int) Math.min(chunk, hi - from);
             int bytes = elements * typeSize;
             long at = from * typeSize;
@@ -424,8 +416,8 @@ final class SingleCopy {
         s.awaitAll();
         for (int k = 1; k < n; k++) {
             int peer = (me + k) % n;
-            long end = sliceStart(count, n, peer + 1) * typeSize;
-            for (long at = sliceStart(count, n, peer) * typeSize; at < end; at += VIEW_CHUNK_BYTES) {
+            long end = ShmAllReduce.sliceStart(count, n, peer + 1) * typeSize;
+            for (long at = ShmAllReduce.sliceStart(count, n, peer) * typeSize; at < end; at += VIEW_CHUNK_BYTES) {
                 int length = (int) Math.min(VIEW_CHUNK_BYTES, end - at);
                 ByteBuffer room = s.writable(out, at, length);
                 memory.read(peer, outputs[peer] + at, room.duplicate(), operation);
@@ -434,29 +426,20 @@ final class SingleCopy {
         }
     }
 
-    /** Element at which rank {@code r}'s slice of a {@code count}-element all-reduce starts. */
-    private static long sliceStart(long count, int n, int r) {
-        return count * r / n;
-    }
-
-    /** This rank's room for an all-reduce's chunk of every peer's input, at least {@code bytes}; kept. */
-    private ByteBuffer peersChunk(long bytes) {
-        if (peersChunk == null || peersChunk.capacity() < bytes) {
-            peersChunk = ByteBuffer.allocateDirect(Math.toIntExact(bytes)).order(ByteOrder.nativeOrder());
-        }
-        return peersChunk;
-    }
-
     /**
      * The published addresses that {@code call} reads (a broadcast: the root's; the others: every rank's), or null
      * where one of them is 0. Every rank sees the same words, so all take the same path.
      */
     private long[] sources(Call call) {
+        return published(control::source, r -> call.operation() != Operation.BROADCAST || r == call.root());
+    }
+
+    /** Every rank's published {@code word} (an address), or null where one that is {@code needed} is 0. */
+    private long[] published(IntToLongFunction word, IntPredicate needed) {
         long[] at = new long[size];
         for (int r = 0; r < size; r++) {
-            at[r] = control.source(r);
-            boolean needed = call.operation() != Operation.BROADCAST || r == call.root();
-            if (needed && at[r] == 0) {
+            at[r] = word.applyAsLong(r);
+            if (needed.test(r) && at[r] == 0) {
                 return null;
             }
         }
@@ -565,7 +548,7 @@ final class SingleCopy {
         }
     }
 
-    /** This rank's scratch for an in-place all-to-all, at least {@code bytes} long; kept for the next call. */
+    /** This rank's scratch ({@link #exchange}, {@link #allReduce}), at least {@code bytes} long; kept. */
     private ByteBuffer scratch(long bytes) {
         if (scratch == null || scratch.capacity() < bytes) {
             scratch = ByteBuffer.allocateDirect(Math.toIntExact(bytes)).order(ByteOrder.nativeOrder());

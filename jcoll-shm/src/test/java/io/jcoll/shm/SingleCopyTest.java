@@ -71,7 +71,8 @@ class SingleCopyTest {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
                 assertTrue(summary.contains("for all-to-alls from 1 B (in place from 1 B, through at most 16 KiB of "
-                        + "scratch), gathers from 1 B, out-of-place broadcasts from 1 B and all-reduces from 1 B"), summary);
+                        + "scratch), gathers from 1 B, out-of-place broadcasts from 1 B and all-reduces from 1 B"),
+                        summary);
                 return Case.runAll(comm, cases);
             }
         });
