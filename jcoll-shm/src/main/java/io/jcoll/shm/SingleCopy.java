@@ -36,8 +36,8 @@ import java.util.function.IntToLongFunction;
  * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
  * time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x from 4 MB, on 16
  * cores). Nor for reductions where ranks have crews: what a rank reads must still be combined with its own, the
- * second pass the slots make anyway. Where two ranks copy alone an all-reduce reads too, from
- * {@link #ALONE_REDUCE_MIN_BYTES} ({@link #allReduce}). An in-place
+ * second pass the slots make anyway. Where every rank copies alone, two or more, an all-reduce reads too, from
+ * {@link #ALONE_REDUCE_MIN_BYTES} to {@link #ALONE_REDUCE_MAX_BYTES} ({@link #allReduce}). An in-place
  * broadcast's root is read where two ranks copy alone, up to
  * {@link #ALONE_IN_PLACE_ROOT_MAX_BYTES}: timed block by block beside Open MPI in the same processes on the 2-vCPU
  * VM, it took 1.01-1.11x Open MPI's time at 128 KB-2 MB in three runs, the slots 0.92-5.17x (5x in the host's
@@ -81,14 +81,27 @@ final class SingleCopy {
      */
     static final long DEFAULT_IN_PLACE_MIN_BYTES = Long.MAX_VALUE;
     /**
-     * All-reduces from this size where two ranks each copy alone and JCOLL_SHM_SINGLE_COPY_REDUCE_MIN is not given.
-     * On the 2-vCPU VM (JDK 25, six runs of 4-6 alternated rounds, benchmarks/RESULTS.md, 2026-11-29) reading took
-     * 0.43-0.88x the slots' time by the medians of the rounds at 11 of the 12 points of 8 and 32 MB (1.19x at the
-     * other), in place and out, and kept its time in every state of the host (10.2-16.0 ms at 32 MB) where the
-     * slots' rounds took 7.9-27.3 ms; in the rounds the slots were fast they were ahead (2.0 against 2.7-4.0 ms at
-     * 8 MB). At 128 KB-2 MB the runs disagreed, 0.31-3.93x: the slots stay there.
+     * All-reduces from this size (up to {@link #ALONE_REDUCE_MAX_BYTES}) where every rank copies alone (no crews)
+     * and JCOLL_SHM_SINGLE_COPY_REDUCE_MIN is not given. On the 2-vCPU VM (JDK 25, six runs of 4-6 alternated rounds, benchmarks/RESULTS.md, 2026-11-29)
+     * reading took 0.43-0.88x the slots' time by the medians of the rounds at 11 of the 12 points of 8 and 32 MB
+     * (1.19x at the other), in place and out, and kept its time in every state of the host (10.2-16.0 ms at 32 MB)
+     * where the slots' rounds took 7.9-27.3 ms; in the rounds the slots were fast they were ahead (2.0 against
+     * 2.7-4.0 ms at 8 MB). At 128 KB-2 MB the runs disagreed, 0.31-3.93x: the slots stay there. On a 16-core Xeon
+     * (3 alternated rounds a run) 2 ranks on two CPUs took 0.67-0.74x at 8 MB and 0.76-0.98x at 32 MB, in place and
+     * out, and 0.79-1.56x at 128 KB-2 MB; 4 ranks on four CPUs 0.70-0.72x at 8 MB and 0.91x at 32 MB in two runs
+     * (at 2 MB 0.78x in one, slower in both rounds of the other); 8 ranks on 16 cores 0.81x and 0.96x; and 4 ranks
+     * on the VM's two CPUs, more ranks than cores, 0.78x at both (4 rounds; 1.16x at 2 MB). Ranks with
+     * crews share the slots' copies among their threads where a rank reads its peers alone: 2.1-3.0x the slots'
+     * time at 2-32 MB with crews of 4, so the slots stay there.
      */
     static final long ALONE_REDUCE_MIN_BYTES = 8 << 20;
+    /**
+     * The largest all-reduce read by default where every rank copies alone (above it, the slots). The gain fades
+     * with size on the 16-core Xeon: reading took 0.98-1.07x the slots' time at 16 MB (4 and 8 ranks, in place and
+     * out), 0.98-1.17x at 64 MB and 1.03-1.05x at 128 MB (2, 4 and 8 ranks; benchmarks/RESULTS.md, 2026-11-29),
+     * where at 32 MB it had taken 0.76-0.98x. The VM's figure ends at 32 MB.
+     */
+    static final long ALONE_REDUCE_MAX_BYTES = 32 << 20;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
     static final long ALONE_IN_PLACE_ROOT_MAX_BYTES = 2 << 20;
     /**
@@ -132,32 +145,36 @@ final class SingleCopy {
     /**
      * From which sizes each op reads its peers (the whole output: the root's for a gather, every rank's for a
      * broadcast; an all-to-all in which any rank is in place from the larger of its two minimums up to
-     * {@code inPlaceMaxBytes}): {@link Long#MAX_VALUE} for none, {@link #UNSET} in an offer for the default.
+     * {@code inPlaceMaxBytes}; an all-reduce's message up to {@code reduceMaxBytes}): {@link Long#MAX_VALUE} for
+     * none, {@link #UNSET} in an offer for the default.
      */
     record Sizes(long minBytes, long gatherMinBytes, long broadcastMinBytes, long inPlaceMinBytes,
-                 long inPlaceMaxBytes, long reduceMinBytes) {
+                 long inPlaceMaxBytes, long reduceMinBytes, long reduceMaxBytes) {
         static final Sizes NEVER = new Sizes(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
-                Long.MAX_VALUE, Long.MAX_VALUE);
+                Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
 
-        /** As given: every size a setting or {@link #UNSET}; the in-place maximum has no setting. */
+        /** As given: every size a setting or {@link #UNSET}; the two maximums have no setting. */
         static Sizes given(long minBytes, long gatherMinBytes, long broadcastMinBytes, long inPlaceMinBytes,
                            long reduceMinBytes) {
-            return new Sizes(minBytes, gatherMinBytes, broadcastMinBytes, inPlaceMinBytes, UNSET, reduceMinBytes);
+            return new Sizes(minBytes, gatherMinBytes, broadcastMinBytes, inPlaceMinBytes, UNSET, reduceMinBytes,
+                    UNSET);
         }
 
         /**
-         * These, each default filled in: where two ranks copy alone, every op that reads its peers from 128 KB,
-         * all-reduces from 8 MB and in-place all-to-alls at 2-8 MB (from the size given, where one is, with no
-         * end); elsewhere no all-reduce unless a size is given.
+         * These, each default filled in: where two ranks copy alone, every op that reads its peers from 128 KB and
+         * in-place all-to-alls at 2-8 MB; where every rank copies alone, however many, all-reduces at 8-32 MB, and
+         * elsewhere none. A size given has no end.
          */
-        Sizes withDefaults(boolean twoAlone) {
+        Sizes withDefaults(boolean twoAlone, boolean allAlone) {
             boolean window = twoAlone && inPlaceMinBytes == UNSET;
+            boolean reduceWindow = allAlone && reduceMinBytes == UNSET;
             return new Sizes(or(minBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_MIN_BYTES),
                     or(gatherMinBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_GATHER_MIN_BYTES),
                     or(broadcastMinBytes, twoAlone ? ALONE_MIN_BYTES : Long.MAX_VALUE),
                     or(inPlaceMinBytes, twoAlone ? ALONE_IN_PLACE_MIN_BYTES : DEFAULT_IN_PLACE_MIN_BYTES),
                     window ? ALONE_IN_PLACE_MAX_BYTES : Long.MAX_VALUE,
-                    or(reduceMinBytes, twoAlone ? ALONE_REDUCE_MIN_BYTES : Long.MAX_VALUE));
+                    or(reduceMinBytes, allAlone ? ALONE_REDUCE_MIN_BYTES : Long.MAX_VALUE),
+                    reduceWindow ? ALONE_REDUCE_MAX_BYTES : Long.MAX_VALUE);
         }
 
         private static long or(long given, long fallback) {
@@ -210,8 +227,8 @@ final class SingleCopy {
          * processes, lets them read its memory where Yama would not ({@link Tracer}) and waits for every rank to
          * have done so; then reads every peer's canary (where on), publishes whether it could, its settings and
          * crew, waits for all, and is on only where every rank could and all were given the same sizes. The
-         * defaults then follow from what every rank sees alike: two ranks that each copy alone, or not. Two phases
-         * of the ranks' counters.
+         * defaults then follow from what every rank sees alike: whether every rank copies alone, and whether two
+         * do. Two phases of the ranks' counters.
          */
         SingleCopy agree(Control control, Slots slots, Waiter waiter, int size) {
             String[] why = {on ? null : "JCOLL_SHM_SINGLE_COPY=off"};
@@ -260,7 +277,7 @@ final class SingleCopy {
                 return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null);
             }
             boolean twoAlone = size == 2 && alone;
-            return new SingleCopy(control, memory, size, sizes.withDefaults(twoAlone),
+            return new SingleCopy(control, memory, size, sizes.withDefaults(twoAlone, size > 1 && alone),
                     twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays);
         }
@@ -293,12 +310,15 @@ final class SingleCopy {
                 : inPlace == Long.MAX_VALUE ? " (not in place)"
                 : inPlace == UNSET ? " (in place by default)"
                 : " (in place from " + Limits.describe(Math.max(inPlace, sizes.minBytes()))
-                + (sizes.inPlaceMaxBytes() == Long.MAX_VALUE || sizes.inPlaceMaxBytes() == UNSET ? ""
-                        : " to " + Limits.describe(sizes.inPlaceMaxBytes()))
+                + upTo(sizes.inPlaceMaxBytes())
                 + (scratchBytes > 0 ? ", through at most " + Limits.describe(scratchBytes) + " of scratch)" : ")");
         return from("all-to-alls", sizes.minBytes()) + allToAllsInPlace + ", " + from("gathers", sizes.gatherMinBytes())
                 + ", " + from("out-of-place broadcasts", sizes.broadcastMinBytes()) + " and "
-                + from("all-reduces", sizes.reduceMinBytes());
+                + from("all-reduces", sizes.reduceMinBytes()) + upTo(sizes.reduceMaxBytes());
+    }
+
+    private static String upTo(long maxBytes) {
+        return maxBytes == Long.MAX_VALUE || maxBytes == UNSET ? "" : " to " + Limits.describe(maxBytes);
     }
 
     private static String from(String calls, long bytes) {
@@ -317,7 +337,7 @@ final class SingleCopy {
             case ALL_TO_ALL -> bytes * size >= sizes.minBytes();
             case ALL_GATHER, GATHER -> bytes * size >= sizes.gatherMinBytes();
             case BROADCAST -> bytes >= sizes.broadcastMinBytes();
-            case ALL_REDUCE -> bytes >= sizes.reduceMinBytes();
+            case ALL_REDUCE -> bytes >= sizes.reduceMinBytes() && bytes <= sizes.reduceMaxBytes();
             default -> false;
         };
     }

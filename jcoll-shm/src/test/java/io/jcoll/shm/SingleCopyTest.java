@@ -220,22 +220,23 @@ class SingleCopyTest {
 
     /**
      * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls, gathers
-     * and out-of-place broadcasts from 128 KiB, all-reduces from 8 MiB, in-place all-to-alls at 2-8 MiB and in-place
+     * and out-of-place broadcasts from 128 KiB, all-reduces from 8 to 32 MiB, in-place all-to-alls at 2-8 MiB and in-place
      * broadcasts up to 2 MiB from their roots, and real calls of 160 KiB-8 MiB on either side of those sizes are
-     * right; with crews on either rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32
-     * MiB and no broadcasts nor all-reduces, every rank saying the same.
+     * right; with crews on any rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB
+     * and no broadcasts; all-reduces from 8 to 32 MiB where every rank copies alone, however many, none with a crew
+     * on any rank; every rank saying the same.
      */
     @Test
     void twoRanksCopyingAloneReadFrom128K() {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         String alone = "all-to-alls from 128 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
-                + "gathers from 128 KiB, out-of-place broadcasts from 128 KiB and all-reduces from 8 MiB, "
+                + "gathers from 128 KiB, out-of-place broadcasts from 128 KiB and all-reduces from 8 MiB to 32 MiB, "
                 + "in-place broadcasts' roots too up to 2 MiB";
-        String crews = "all-to-alls from 512 KiB (not in place), gathers from 32 MiB, no out-of-place broadcasts and "
-                + "no all-reduces";
+        String many = "all-to-alls from 512 KiB (not in place), gathers from 32 MiB, no out-of-place broadcasts and ";
         defaultsAre(2, rank -> "1", alone);
-        defaultsAre(2, rank -> rank == 0 ? "1" : "2", crews);
-        defaultsAre(3, rank -> "1", crews);
+        defaultsAre(2, rank -> rank == 0 ? "1" : "2", many + "no all-reduces");
+        defaultsAre(3, rank -> "1", many + "all-reduces from 8 MiB to 32 MiB");
+        defaultsAre(3, rank -> rank == 2 ? "2" : "1", many + "no all-reduces");
     }
 
     private static void defaultsAre(int n, java.util.function.IntFunction<String> threads, String expected) {
@@ -272,7 +273,7 @@ class SingleCopyTest {
                 allToAllInPlaceIsRight(comm, seed, 40_009);
                 // in place, 2 MiB and 24 bytes in all at two ranks: read where two copy alone, in two chunks (1 MiB, 12 B)
                 allToAllInPlaceIsRight(comm, seed, 262_147);
-                // all-reduces of a prime count: 160 KiB (the slots), 8 MiB and 68 bytes (read where two copy alone)
+                // all-reduces of a prime count: 160 KiB (the slots), 8 MiB and 68 bytes (read where all copy alone)
                 for (int elements : new int[] {40_009, 2_097_169}) {
                     allReduceIsRight(comm, seed, elements, false);
                     allReduceIsRight(comm, seed, elements, true);
