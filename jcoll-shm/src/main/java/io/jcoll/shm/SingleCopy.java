@@ -81,18 +81,18 @@ final class SingleCopy {
      */
     static final long DEFAULT_IN_PLACE_MIN_BYTES = Long.MAX_VALUE;
     /**
-     * All-reduces from this size (up to {@link #ALONE_REDUCE_MAX_BYTES}) where every rank copies alone (no crews)
-     * and JCOLL_SHM_SINGLE_COPY_REDUCE_MIN is not given. On the 2-vCPU VM (JDK 25, six runs of 4-6 alternated rounds, benchmarks/RESULTS.md, 2026-11-29)
-     * reading took 0.43-0.88x the slots' time by the medians of the rounds at 11 of the 12 points of 8 and 32 MB
-     * (1.19x at the other), in place and out, and kept its time in every state of the host (10.2-16.0 ms at 32 MB)
-     * where the slots' rounds took 7.9-27.3 ms; in the rounds the slots were fast they were ahead (2.0 against
-     * 2.7-4.0 ms at 8 MB). At 128 KB-2 MB the runs disagreed, 0.31-3.93x: the slots stay there. On a 16-core Xeon
-     * (3 alternated rounds a run) 2 ranks on two CPUs took 0.67-0.74x at 8 MB and 0.76-0.98x at 32 MB, in place and
-     * out, and 0.79-1.56x at 128 KB-2 MB; 4 ranks on four CPUs 0.70-0.72x at 8 MB and 0.91x at 32 MB in two runs
-     * (at 2 MB 0.78x in one, slower in both rounds of the other); 8 ranks on 16 cores 0.81x and 0.96x; and 4 ranks
-     * on the VM's two CPUs, more ranks than cores, 0.78x at both (4 rounds; 1.16x at 2 MB). Ranks with
-     * crews share the slots' copies among their threads where a rank reads its peers alone: 2.1-3.0x the slots'
-     * time at 2-32 MB with crews of 4, so the slots stay there.
+     * All-reduces from this size (up to {@link #ALONE_REDUCE_MAX_BYTES}) where every rank copies alone (no crews) and
+     * JCOLL_SHM_SINGLE_COPY_REDUCE_MIN is not given. On the 2-vCPU VM (JDK 25, six runs of 4-6 alternated rounds,
+     * benchmarks/RESULTS.md, 2026-11-29) reading took 0.43-0.88x the slots' time by the medians of the rounds at 11 of
+     * the 12 points of 8 and 32 MB (1.19x at the other), in place and out, and kept its time in every state of the host
+     * (10.2-16.0 ms at 32 MB) where the slots' rounds took 7.9-27.3 ms; in the rounds the slots were fast they were
+     * ahead (2.0 against 2.7-4.0 ms at 8 MB). At 128 KB-2 MB the runs disagreed, 0.31-3.93x: the slots stay there. On a
+     * 16-core Xeon (3 alternated rounds a run) 2 ranks on two CPUs took 0.67-0.74x at 8 MB and 0.76-0.98x at 32 MB, in
+     * place and out, and 0.79-1.56x at 128 KB-2 MB; 4 ranks on four CPUs 0.70-0.72x at 8 MB and 0.91x at 32 MB in two
+     * runs (at 2 MB 0.78x in one, slower in both rounds of the other); 8 ranks on 16 cores 0.81x and 0.96x; and 4 ranks
+     * on the VM's two CPUs, more ranks than cores, 0.78x at both (4 rounds; 1.16x at 2 MB). Ranks with crews share the
+     * slots' copies among their threads where a rank reads its peers alone: 2.1-3.0x the slots' time at 2-32 MB with
+     * crews of 4, so the slots stay there.
      */
     static final long ALONE_REDUCE_MIN_BYTES = 8 << 20;
     /**

@@ -220,9 +220,9 @@ class SingleCopyTest {
 
     /**
      * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls, gathers
-     * and out-of-place broadcasts from 128 KiB, all-reduces from 8 to 32 MiB, in-place all-to-alls at 2-8 MiB and in-place
-     * broadcasts up to 2 MiB from their roots, and real calls of 160 KiB-8 MiB on either side of those sizes are
-     * right; with crews on any rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB
+     * and out-of-place broadcasts from 128 KiB, all-reduces from 8 to 32 MiB, in-place all-to-alls at 2-8 MiB and
+     * in-place broadcasts up to 2 MiB from their roots, and real calls of 160 KiB-8 MiB on either side of those sizes
+     * are right; with crews on any rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB
      * and no broadcasts; all-reduces from 8 to 32 MiB where every rank copies alone, however many, none with a crew
      * on any rank; every rank saying the same.
      */
