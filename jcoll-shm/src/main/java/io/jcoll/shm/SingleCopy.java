@@ -1,5 +1,6 @@
 package io.jcoll.shm;
 
+import io.jcoll.Buffer;
 import io.jcoll.HostBuffer;
 import io.jcoll.probe.Limits;
 import io.jcoll.spi.Call;
@@ -347,7 +348,7 @@ final class SingleCopy {
         control.publishSource(s.rank(), sourceAddress(call, inPlaceRootMaxBytes), call.inPlace());
         boolean reduction = call.operation() == Operation.ALL_REDUCE;
         if (reduction) {
-            control.publishOutput(s.rank(), outputAddress(call));
+            control.publishOutput(s.rank(), address(call.recv())); // where peers read its reduced slice
         }
         s.publish();
         s.awaitAll();
@@ -383,20 +384,19 @@ final class SingleCopy {
     static long sourceAddress(Call call, long inPlaceRootMaxBytes) {
         boolean notToBeRead = call.inPlace() && call.operation() == Operation.BROADCAST
                 && call.count() * call.type().size() > inPlaceRootMaxBytes;
-        if (notToBeRead || !(call.send() instanceof HostBuffer in) || !in.isByteAddressable()) {
-            return 0;
-        }
-        return ProcessVmRead.address(in.readable(0, 1, null));
+        return notToBeRead ? 0 : address(call.send());
     }
 
-    /** Where this rank's output starts, for its peers to read its reduced slice; 0 where it cannot be read. */
-    private static long outputAddress(Call call) {
-        if (!(call.recv() instanceof HostBuffer out) || !out.isByteAddressable()) {
+    /**
+     * Where {@code buffer} starts in this process, for peers to read; 0 where it cannot be read (a heap buffer, an
+     * array, GPU memory: nothing with one address).
+     */
+    private static long address(Buffer buffer) {
+        if (!(buffer instanceof HostBuffer host) || !host.isByteAddressable()) {
             return 0;
         }
-        return ProcessVmRead.address(out.readable(0, 1, null));
+        return ProcessVmRead.address(host.readable(0, 1, null));
     }
-
 
     /**
      * An all-reduce with every byte read once across: each rank reads its slice of every peer's input, a chunk at
@@ -438,10 +438,7 @@ final class SingleCopy {
             int peer = (me + k) % n;
             long end = ShmAllReduce.sliceStart(count, n, peer + 1) * typeSize;
             for (long at = ShmAllReduce.sliceStart(count, n, peer) * typeSize; at < end; at += VIEW_CHUNK_BYTES) {
-                int length = (int) Math.min(VIEW_CHUNK_BYTES, end - at);
-                ByteBuffer room = s.writable(out, at, length);
-                memory.read(peer, outputs[peer] + at, room.duplicate(), operation);
-                out.commit(at, room);
+                readInto(s, out, at, (int) Math.min(VIEW_CHUNK_BYTES, end - at), peer, outputs[peer] + at, operation);
             }
         }
     }
@@ -496,9 +493,7 @@ final class SingleCopy {
         StagedAccess out = (StagedAccess) call.recv();
         for (int k = 1; k < size; k++) {
             int peer = (me + k) % size;
-            ByteBuffer room = s.writable(out, peer * block + at, length);
-            memory.read(peer, sources[peer] + offset + at, room.duplicate(), call.operation().label());
-            out.commit(peer * block + at, room);
+            readInto(s, out, peer * block + at, length, peer, sources[peer] + offset + at, call.operation().label());
         }
         if (!call.inPlace()) { // this rank's input is direct memory here: a view, whatever the output is
             s.copyAcross((StagedAccess) call.send(), offset + at, length, out, me * block + at);
@@ -591,11 +586,16 @@ final class SingleCopy {
             if (isRoot) { // its input is direct memory here (it published an address): a view
                 s.copyAcross((StagedAccess) call.send(), at, length, out, at);
             } else {
-                ByteBuffer room = s.writable(out, at, length);
-                memory.read(call.root(), rootSource + at, room.duplicate(), operation);
-                out.commit(at, room);
+                readInto(s, out, at, length, call.root(), rootSource + at, operation);
             }
         });
+    }
+
+    /** Bytes {@code [at, at + length)} of {@code out} read from {@code peer}'s memory at {@code address}. */
+    private void readInto(Slots s, StagedAccess out, long at, int length, int peer, long address, String operation) {
+        ByteBuffer room = s.writable(out, at, length);
+        memory.read(peer, address, room.duplicate(), operation);
+        out.commit(at, room);
     }
 
     /**

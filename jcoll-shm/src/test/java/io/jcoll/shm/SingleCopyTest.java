@@ -227,7 +227,7 @@ class SingleCopyTest {
      * on any rank; every rank saying the same.
      */
     @Test
-    void twoRanksCopyingAloneReadFrom128K() {
+    void defaultsFollowWhetherRanksCopyAlone() {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         String alone = "all-to-alls from 128 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
                 + "gathers from 128 KiB, out-of-place broadcasts from 128 KiB and all-reduces from 8 MiB to 32 MiB, "
