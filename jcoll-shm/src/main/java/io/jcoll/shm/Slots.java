@@ -126,7 +126,7 @@ final class Slots {
     /** The next chunk's slot, once every rank has finished reading what it last held. */
     int nextSlot() {
         int k = (int) (chunk++ % freeAt.length);
-        waiter.awaitAll(freeAt[k]);
+        waiter.awaitAll(freeAt[k], flag);
         return k;
     }
 

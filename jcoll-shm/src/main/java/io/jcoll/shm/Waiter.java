@@ -21,7 +21,10 @@ import java.util.function.IntSupplier;
  */
 final class Waiter {
 
-    /** How far a peer's counter may run ahead of what this rank waits for: beyond it the counter is garbage. */
+    /**
+     * How far a peer's counter may run ahead of the last phase this rank has published: beyond it the counter is
+     * garbage. A peer gets no further than a slot's worth of phases past this rank, so the true lead is small.
+     */
     static final long MAX_LEAD = 1L << 20;
     private static final long CHECK_EVERY_NANOS = 1_000_000;
     private static final long SLEEP_AFTER_NANOS = 20_000_000;
@@ -92,28 +95,41 @@ final class Waiter {
         interrupted = cause;
     }
 
-    /** Until every rank's counter has reached {@code target}. */
+    /** Until every rank's counter has reached {@code target}, a phase this rank has just published. */
     void awaitAll(long target) {
+        awaitAll(target, target);
+    }
+
+    /**
+     * Until every rank's counter has reached {@code target}, which may lie any distance behind {@code reached}, the
+     * phase this rank has published last (a slot waited for with the phase it was last freed in, before a run of
+     * single copy's phases, which free none): a peer's lead is counted from {@code reached}.
+     */
+    void awaitAll(long target, long reached) {
         for (int p = 0; p < control.flagCount(); p++) {
             if (p != rank) {
-                awaitPeer(p, target);
+                awaitPeer(p, target, reached);
             }
         }
     }
 
-    /** Until {@code peer}'s counter has reached {@code target}. */
+    /** Until {@code peer}'s counter has reached {@code target}, a phase this rank has just published. */
     void awaitPeer(int peer, long target) {
+        awaitPeer(peer, target, target);
+    }
+
+    private void awaitPeer(int peer, long target, long reached) {
         long v = control.flag(peer);
         if (v < target) {
             until(() -> peer, () -> control.flag(peer) >= target);
             v = control.flag(peer);
         }
-        if (v - target > MAX_LEAD) {
+        if (v - reached > MAX_LEAD) {
             // a page cut off by truncation reads as whatever the faulting load left (the JVM raises its fault
             // later): the truncation, if that is what it was, is the cause to name
             ProtocolException damage = damaged(peer);
-            throw damage != null ? damage
-                    : corrupt(peer, "its progress counter reads " + v + " where this rank waits for " + target);
+            throw damage != null ? damage : corrupt(peer, "its progress counter reads " + v + " where this rank's "
+                    + "last phase is " + reached);
         }
     }
 

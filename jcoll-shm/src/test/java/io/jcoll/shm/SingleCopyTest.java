@@ -353,6 +353,33 @@ class SingleCopyTest {
         return new SplittableRandom(seed ^ (from * 0x9E3779B97F4A7C15L) ^ (to * 0xBF58476D1CE4E5B9L) ^ i).nextInt(1 << 20);
     }
 
+    /**
+     * Single copy advances each rank's progress counter two phases a call and never frees a slot, so a slot last
+     * freed before a long run of such calls lies more than {@link Waiter#MAX_LEAD} phases behind every counter when
+     * the next call takes the slots: that call must still run, not take the counters' lead for garbage (a job of
+     * half a million 128 KB all-to-alls on two ranks did, at its first call of another size).
+     */
+    @Test
+    void aCallThroughTheSlotsAfterMoreSingleCopyPhasesThanTheLeadLimitRuns() {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        int n = 2;
+        long calls = Waiter.MAX_LEAD / 2 + 1_000; // two phases a call: past the limit
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, EVERY_CALL)) {
+                allToAllIsRight(comm, 1, 3, false, false); // heap buffers: the slots, so that a slot has been freed
+                HostBuffer send = HostBuffer.of(buffer(true, n), DataType.FLOAT32);
+                HostBuffer recv = HostBuffer.of(buffer(true, n), DataType.FLOAT32);
+                for (long c = 0; c < calls; c++) {
+                    comm.allToAll(send, recv, 1);
+                }
+                allToAllIsRight(comm, 2, 3, false, false);
+                allToAllIsRight(comm, 3, 5, true, true); // and single copy again
+                return null;
+            }
+        });
+    }
+
     @Test
     void offIsHonouredAndSaid() {
         int n = 2;
