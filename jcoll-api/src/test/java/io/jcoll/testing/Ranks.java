@@ -84,11 +84,27 @@ public final class Ranks {
         return b.toString();
     }
 
-    /** Runs {@code n} ranks, all of which must succeed; returns their values in rank order. */
+    /**
+     * Runs {@code n} ranks, all of which must succeed; returns their values in rank order. Where some fail, every
+     * failure is reported, the lowest rank's as the cause and the others' as suppressed: the rank that failed first
+     * is often another than rank 0, whose own error then only says that a peer left.
+     */
     public static <T> List<T> all(int n, Duration limit, Body<T> body) {
+        List<Outcome<T>> outcomes = outcomes(n, limit, body);
+        List<Outcome<T>> failed = outcomes.stream().filter(o -> o.error() != null).toList();
+        if (!failed.isEmpty()) {
+            StringBuilder message = new StringBuilder();
+            for (Outcome<T> o : failed) {
+                message.append(message.length() == 0 ? "" : "\n").append("rank ").append(o.rank()).append(" failed: ")
+                        .append(o.error());
+            }
+            AssertionError e = new AssertionError(message.toString(), failed.get(0).error());
+            failed.stream().skip(1).forEach(o -> e.addSuppressed(o.error()));
+            throw e;
+        }
         List<T> values = new ArrayList<>();
-        for (Outcome<T> o : outcomes(n, limit, body)) {
-            values.add(o.get());
+        for (Outcome<T> o : outcomes) {
+            values.add(o.value());
         }
         return values;
     }
