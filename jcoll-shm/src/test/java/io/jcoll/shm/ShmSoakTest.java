@@ -9,7 +9,7 @@ import io.jcoll.testing.Data;
 import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The shared-memory transport's soak run: three thread ranks run a long random mix of every collective, rooted and
+ * The shared-memory transport's soak run: thread ranks run a long random mix of every collective, rooted and
  * uneven ones included (type, reduce op, size, memory kind, root, in place or not, blocking or asynchronous), with
  * the paths' thresholds set low so that consecutive calls hop between boxes, pipelined slots, single copy (direct
  * memory, JDK 22 on), the in-place all-to-all's chunked exchange and the all-reduce that reads its peers, each
@@ -34,7 +34,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ShmSoakTest {
 
-    private static final int RANKS = 3;
     /** Small enough for a mix to cross every threshold below many times. */
     private static final Map<String, String> LOW_THRESHOLDS = Map.of("JCOLL_SHM_SLOT", "8K",
             "JCOLL_SHM_SINGLE_COPY_MIN", "24K", "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "24K",
@@ -57,12 +56,12 @@ class ShmSoakTest {
      * crew started and every scratch buffer made (each comes on first use), so that what the run adds afterwards is
      * growth, not a first use.
      */
-    private static List<Case> coverage(long seed) {
+    private static List<Case> coverage(int n, long seed) {
         List<Case> cases = new ArrayList<>();
         for (Operation o : operations()) {
             for (boolean inPlace : o == Operation.ALL_TO_ALL_V ? new boolean[] {false} : new boolean[] {false, true}) {
                 cases.add(new Case(o, DataType.FLOAT64, Case.reduces(o) ? ReduceOp.SUM : null, LARGEST_COUNT - 1,
-                        inPlace, Data.Kind.DIRECT, cases.size() % RANKS, seed - cases.size() - 1));
+                        inPlace, Data.Kind.DIRECT, cases.size() % n, seed - cases.size() - 1));
             }
         }
         return cases;
@@ -75,7 +74,7 @@ class ShmSoakTest {
     }
 
     /** The same random sequence on every rank, from one seed. */
-    private static List<Case> mix(int calls, long seed) {
+    private static List<Case> mix(int n, int calls, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<Operation> ops = operations();
         DataType[] types = DataType.values();
@@ -89,19 +88,20 @@ class ShmSoakTest {
             // direct memory twice as often as the rest: only it takes single copy
             Data.Kind kind = rnd.nextInt(4) < 2 ? Data.Kind.DIRECT : kinds[rnd.nextInt(kinds.length)];
             boolean inPlace = o != Operation.ALL_TO_ALL_V && rnd.nextBoolean();
-            cases.add(new Case(o, type, op, count(rnd), inPlace, kind, rnd.nextInt(RANKS), seed + i));
+            cases.add(new Case(o, type, op, count(rnd), inPlace, kind, rnd.nextInt(n), seed + i));
         }
         return cases;
     }
 
-    @ParameterizedTest(name = "crews of {0}")
-    @ValueSource(ints = {1, 2})
-    void aLongMixOverEveryPathIsRightAndLeavesNothingBehind(int threads) throws IOException {
+    /** Three ranks, and two that each copy alone (where an in-place broadcast's root is read too). */
+    @ParameterizedTest(name = "{0} ranks, crews of {1}")
+    @CsvSource({"3, 1", "3, 2", "2, 1"})
+    void aLongMixOverEveryPathIsRightAndLeavesNothingBehind(int n, int threads) throws IOException {
         int calls = Integer.getInteger("jcoll.shm.soak.calls", 3_000);
         long seed = new SplittableRandom().nextLong(1, 1L << 40);
-        List<Case> cases = new ArrayList<>(coverage(seed));
+        List<Case> cases = new ArrayList<>(coverage(n, seed));
         int warmup = cases.size() + Math.min(200, calls);
-        cases.addAll(mix(calls, seed));
+        cases.addAll(mix(n, calls, seed));
         Map<String, String> settings = new java.util.HashMap<>(LOW_THRESHOLDS);
         settings.put("JCOLL_SHM_THREADS", Integer.toString(threads));
         int port = ShmGroup.freePort();
@@ -113,9 +113,9 @@ class ShmSoakTest {
         long start = System.nanoTime();
         // each rank's all-reduce outputs as hashes of their bits, to compare across ranks: kept whole, a long run's
         // outputs would fill the heap
-        List<long[]> hashes = Ranks.all(RANKS, Duration.ofMinutes(10), rank -> {
+        List<long[]> hashes = Ranks.all(n, Duration.ofMinutes(10), rank -> {
             long[] out = new long[cases.size()];
-            try (Communicator comm = ShmGroup.join(rank, RANKS, port, settings)) {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 for (int i = 0; i < cases.size(); i++) {
                     if (i == warmup || i == cases.size() - 1) {
                         comm.barrier();
@@ -132,7 +132,7 @@ class ShmSoakTest {
             }
             return out;
         });
-        for (int r = 1; r < RANKS; r++) {
+        for (int r = 1; r < n; r++) {
             for (int i = 0; i < cases.size(); i++) {
                 if (hashes.get(r)[i] != hashes.get(0)[i]) {
                     throw new AssertionError(cases.get(i) + ": rank " + r + "'s result differs from rank 0's in its "
@@ -141,7 +141,7 @@ class ShmSoakTest {
             }
         }
         System.out.printf("shm soak: %d mixed calls x %d ranks, crews of %d, in %.1f s (seed %d); threads %d -> %d, "
-                        + "descriptors %d -> %d (after warm-up, at the end)%n", calls, RANKS, threads,
+                        + "descriptors %d -> %d (after warm-up, at the end)%n", calls, n, threads,
                 (System.nanoTime() - start) / 1e9, seed, threadsAfterWarmup[0], threadsAfterRun[0],
                 fdsAfterWarmup[0], fdsAfterRun[0]);
         assertTrue(threadsAfterRun[0] <= threadsAfterWarmup[0], "threads grew during the run: "
