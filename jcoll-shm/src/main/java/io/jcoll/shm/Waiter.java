@@ -23,7 +23,7 @@ final class Waiter {
 
     /**
      * How far a peer's counter may run ahead of the last phase this rank has published: beyond it the counter is
-     * garbage. A peer gets no further than a slot's worth of phases past this rank, so the true lead is small.
+     * garbage. A peer waits for this rank's phases before it writes a slot again, so the true lead is a few phases.
      */
     static final long MAX_LEAD = 1L << 20;
     private static final long CHECK_EVERY_NANOS = 1_000_000;
