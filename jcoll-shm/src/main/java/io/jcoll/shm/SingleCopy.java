@@ -164,9 +164,11 @@ final class SingleCopy {
         /**
          * These, each default filled in: where two ranks copy alone, every op that reads its peers from 128 KB and
          * in-place all-to-alls at 2-8 MB; where every rank copies alone, however many, all-reduces at 8-32 MB, and
-         * elsewhere none. A size given has no end.
+         * elsewhere none. A size given has no end. {@code alone}: whether each of the {@code size} ranks copies alone.
          */
-        Sizes withDefaults(boolean twoAlone, boolean allAlone) {
+        Sizes withDefaults(int size, boolean alone) {
+            boolean twoAlone = size == 2 && alone;
+            boolean allAlone = size > 1 && alone;
             boolean window = twoAlone && inPlaceMinBytes == UNSET;
             boolean reduceWindow = allAlone && reduceMinBytes == UNSET;
             return new Sizes(or(minBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_MIN_BYTES),
@@ -278,7 +280,7 @@ final class SingleCopy {
                 return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null);
             }
             boolean twoAlone = size == 2 && alone;
-            return new SingleCopy(control, memory, size, sizes.withDefaults(twoAlone, size > 1 && alone),
+            return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone),
                     twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays);
         }
