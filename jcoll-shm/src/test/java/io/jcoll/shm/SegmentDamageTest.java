@@ -90,7 +90,7 @@ class SegmentDamageTest {
         CountDownLatch looping = new CountDownLatch(n);
         java.util.Set<Path> earlier; // an earlier test's, should one still be open
         try {
-            earlier = segmentDescriptors().keySet();
+            earlier = SegmentFiles.descriptors().keySet();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -98,7 +98,7 @@ class SegmentDamageTest {
             try {
                 looping.await();
                 Thread.sleep(200);
-                Map<Path, Path> open = segmentDescriptors();
+                Map<Path, Path> open = SegmentFiles.descriptors();
                 open.keySet().removeAll(earlier);
                 damage.to(open.values().iterator().next());
             } catch (Exception e) {
@@ -121,39 +121,12 @@ class SegmentDamageTest {
             return e;
         });
         try {
-            Map<Path, Path> left = segmentDescriptors();
+            Map<Path, Path> left = SegmentFiles.descriptors();
             left.keySet().removeAll(earlier);
             assertTrue(left.isEmpty(), "closing a failed communicator left its segment open: " + left);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
         return caught;
-    }
-
-    private static final java.util.regex.Pattern SEGMENT = java.util.regex.Pattern.compile(
-            ".*/jcoll-\\d+-[0-9a-f]{16}( \\(deleted\\))?");
-
-    /** This process's descriptors of (unlinked) segments, as {@code /proc/self/fd/N} by the segment's file. */
-    static Map<Path, Path> segmentDescriptors() throws IOException {
-        Map<Path, Path> found = new java.util.HashMap<>();
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            for (Path fd : fds.toList()) {
-                try {
-                    Path target = Files.readSymbolicLink(fd);
-                    if (SEGMENT.matcher(target.toString()).matches()) {
-                        found.put(target, fd);
-                    }
-                } catch (IOException e) {
-                    // closed meanwhile
-                }
-            }
-        }
-        return found;
-    }
-
-    /** The descriptor of a segment this process has open ({@code /proc/self/fd/N}). */
-    static Path segmentDescriptor() throws IOException {
-        return segmentDescriptors().values().stream().findAny()
-                .orElseThrow(() -> new IllegalStateException("no segment is open in this process"));
     }
 }

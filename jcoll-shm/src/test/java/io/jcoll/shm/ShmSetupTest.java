@@ -49,7 +49,7 @@ class ShmSetupTest {
                 }
                 // the ranks are threads of one process: the descriptor found may be another rank's, so none closes
                 // its communicator (and that descriptor) before every rank has read one
-                Set<PosixFilePermission> mode = Files.getPosixFilePermissions(SegmentDamageTest.segmentDescriptor());
+                Set<PosixFilePermission> mode = Files.getPosixFilePermissions(SegmentFiles.descriptor());
                 comm.barrier();
                 return mode;
             }

@@ -8,18 +8,17 @@ import io.jcoll.testing.Case;
 import io.jcoll.testing.Data;
 import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
+import io.jcoll.testing.Resources;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -105,7 +104,7 @@ class ShmSoakTest {
         Map<String, String> settings = new java.util.HashMap<>(LOW_THRESHOLDS);
         settings.put("JCOLL_SHM_THREADS", Integer.toString(threads));
         int port = ShmGroup.freePort();
-        Map<Path, Path> segmentsBefore = SegmentDamageTest.segmentDescriptors();
+        Map<Path, Path> segmentsBefore = SegmentFiles.descriptors();
         int[] threadsAfterWarmup = new int[1];
         int[] threadsAfterRun = new int[1];
         long[] fdsAfterWarmup = new long[1];
@@ -121,7 +120,7 @@ class ShmSoakTest {
                         comm.barrier();
                         if (rank == 0) {
                             (i == warmup ? threadsAfterWarmup : threadsAfterRun)[0] = Thread.activeCount();
-                            (i == warmup ? fdsAfterWarmup : fdsAfterRun)[0] = openDescriptors();
+                            (i == warmup ? fdsAfterWarmup : fdsAfterRun)[0] = Resources.now().fileDescriptors();
                         }
                         comm.barrier();
                     }
@@ -148,7 +147,7 @@ class ShmSoakTest {
                 + threadsAfterWarmup[0] + " -> " + threadsAfterRun[0] + " (seed " + seed + ")");
         assertTrue(fdsAfterRun[0] <= fdsAfterWarmup[0], "descriptors grew during the run: " + fdsAfterWarmup[0]
                 + " -> " + fdsAfterRun[0] + " (seed " + seed + ")");
-        Map<Path, Path> left = SegmentDamageTest.segmentDescriptors();
+        Map<Path, Path> left = SegmentFiles.descriptors();
         left.keySet().removeAll(segmentsBefore.keySet());
         assertTrue(left.isEmpty(), "a closed communicator left its segment open: " + left + " (seed " + seed + ")");
     }
@@ -159,13 +158,5 @@ class ShmSoakTest {
             h = 31 * h + Double.doubleToRawLongBits(v);
         }
         return h;
-    }
-
-    private static long openDescriptors() {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -6,6 +6,7 @@ import io.jcoll.HostBuffer;
 import io.jcoll.ReduceOp;
 import io.jcoll.exceptions.CommunicatorClosedException;
 import io.jcoll.testing.Ranks;
+import io.jcoll.testing.Resources;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,8 +77,8 @@ class ShmSplitTest {
                 }
                 comm.barrier();
                 long threads = Thread.activeCount();
-                long descriptors = count("/proc/self/fd");
-                long mappings = segmentMappings();
+                long descriptors = Resources.now().fileDescriptors();
+                long mappings = SegmentFiles.mappings();
                 for (int i = 0; i < 1000; i++) {
                     try (Communicator sub = comm.split(0, rank).orElseThrow()) {
                         // past the one-step size, so that the chunks' copies are shared
@@ -89,25 +90,13 @@ class ShmSplitTest {
                 }
                 comm.barrier();
                 assertTrue(Thread.activeCount() <= threads + 1, "threads " + threads + " -> " + Thread.activeCount());
-                assertTrue(count("/proc/self/fd") <= descriptors + 4, "descriptors grew");
-                assertTrue(segmentMappings() <= mappings, "segment mappings " + mappings + " -> " + segmentMappings());
+                assertTrue(Resources.now().fileDescriptors() <= descriptors + 4, "descriptors grew");
+                assertTrue(SegmentFiles.mappings() <= mappings, "segment mappings " + mappings + " -> " + SegmentFiles.mappings());
                 return null;
             }
         });
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(List.of(), files.toList());
-        }
-    }
-
-    private static long count(String dir) throws IOException {
-        try (Stream<Path> s = Files.list(Path.of(dir))) {
-            return s.count();
-        }
-    }
-
-    private static long segmentMappings() throws IOException {
-        try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
-            return lines.filter(l -> l.matches(".*/jcoll-\\d+-[0-9a-f]{16}.*")).count();
         }
     }
 }

@@ -356,8 +356,8 @@ class SingleCopyTest {
     /**
      * Single copy advances each rank's progress counter two phases a call and never frees a slot, so a slot last
      * freed before a long run of such calls lies more than {@link Waiter#MAX_LEAD} phases behind every counter when
-     * the next call takes the slots: that call must still run, not take the counters' lead for garbage (a job of
-     * half a million 128 KB all-to-alls on two ranks did, at its first call of another size).
+     * the next call takes the slots: that call must still run, not take the counters' lead for garbage (a run of
+     * 600,000 two-rank 128 KB all-to-alls did, at its first call in place).
      */
     @Test
     void aCallThroughTheSlotsAfterMoreSingleCopyPhasesThanTheLeadLimitRuns() {

@@ -13,6 +13,7 @@ import io.jcoll.exceptions.JcollException;
 import io.jcoll.testing.Case;
 import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
+import io.jcoll.testing.Resources;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -242,9 +243,9 @@ class ProcessGroupsTest {
                 }
                 comm.barrier();
                 if (rank == 0) {
-                    Resources after = Resources.settled(before);
+                    Resources after = settled(before);
                     assertTrue(after.threads() <= before.threads(), "threads: " + before + " -> " + after);
-                    assertTrue(after.files() <= before.files() + 2, "open files: " + before + " -> " + after);
+                    assertTrue(after.fileDescriptors() <= before.fileDescriptors() + 2, "open files: " + before + " -> " + after);
                     assertTrue(after.directBytes() <= before.directBytes() + (64 << 10), "direct memory: " + before
                             + " -> " + after);
                 }
@@ -254,27 +255,16 @@ class ProcessGroupsTest {
         });
     }
 
-    /** Threads, open file descriptors and direct memory of this JVM, once they stop falling. */
-    record Resources(int threads, long files, long directBytes) {
-        static Resources now() {
-            long direct = java.lang.management.ManagementFactory.getPlatformMXBeans(
-                    java.lang.management.BufferPoolMXBean.class).stream().filter(b -> b.getName().equals("direct"))
-                    .mapToLong(java.lang.management.BufferPoolMXBean::getMemoryUsed).sum();
-            String[] fds = new java.io.File("/proc/self/fd").list();
-            return new Resources(Thread.activeCount(), fds == null ? 0 : fds.length, direct);
+    /** Waits up to 5 s for closing threads and sockets to go, then measures. */
+    private static Resources settled(Resources target) throws InterruptedException {
+        Resources r = Resources.now();
+        for (int i = 0; i < 50 && (r.threads() > target.threads() || r.fileDescriptors() > target.fileDescriptors() + 2
+                || r.directBytes() > target.directBytes() + (64 << 10)); i++) {
+            Thread.sleep(100);
+            System.gc();
+            r = Resources.now();
         }
-
-        /** Waits up to 5 s for closing threads and sockets to go, then measures. */
-        static Resources settled(Resources target) throws InterruptedException {
-            Resources r = now();
-            for (int i = 0; i < 50 && (r.threads > target.threads || r.files > target.files + 2
-                    || r.directBytes > target.directBytes + (64 << 10)); i++) {
-                Thread.sleep(100);
-                System.gc();
-                r = now();
-            }
-            return r;
-        }
+        return r;
     }
 
     // ---- groups of calls

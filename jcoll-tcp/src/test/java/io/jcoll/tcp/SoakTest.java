@@ -9,11 +9,10 @@ import io.jcoll.testing.Case;
 import io.jcoll.testing.Data;
 import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
+import io.jcoll.testing.Resources;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.lang.management.BufferPoolMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,24 +63,6 @@ class SoakTest {
         left.removeIf(f -> f.endsWith(".jar") || f.startsWith("/proc/") || f.equals("/dev/random")
                 || f.equals("/dev/urandom"));
         return left;
-    }
-
-    record Resources(int threads, long fileDescriptors, long directBytes) {
-        static Resources now() {
-            long direct = 0;
-            for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-                if (pool.getName().equals("direct")) {
-                    direct = pool.getMemoryUsed();
-                }
-            }
-            long fds;
-            try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-                fds = s.count();
-            } catch (IOException e) {
-                fds = -1;
-            }
-            return new Resources(Thread.activeCount(), fds, direct);
-        }
     }
 
     /** The longest message the mix draws, in elements per rank (or per block). */
