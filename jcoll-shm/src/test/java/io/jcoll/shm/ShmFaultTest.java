@@ -30,8 +30,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ShmFaultTest {
 
     static final int TIMEOUT_SECONDS = 4;
-    static final Pattern IN = Pattern.compile("\\[(\\d)] IN pid=(\\d+) transport=(\\w+)");
-    static final Pattern CAUGHT = Pattern.compile("\\[(\\d)] CAUGHT (\\w+) peer=(-?\\d+) at=(\\d+): (.*)");
+    /** Rank processes a job runs: 3, or {@code -Djcoll.shm.fault.ranks=N} on a host with the cores for more. */
+    static final int RANKS = Integer.getInteger("jcoll.shm.fault.ranks", 3);
+    /** How long a job may run before the test ends it: ranks that never finish fail the test, never hang it. */
+    static final long JOB_LIMIT_SECONDS = 150;
+    // the launcher pads ranks to one width ("[ 1]" among 16)
+    static final Pattern IN = Pattern.compile("\\[ *(\\d+)] IN pid=(\\d+) transport=(\\w+)");
+    static final Pattern CAUGHT = Pattern.compile("\\[ *(\\d+)] CAUGHT (\\w+) peer=(-?\\d+) at=(\\d+): (.*)");
 
     record Job(List<String> lines, long signalledAt) {
     }
@@ -45,12 +50,12 @@ class ShmFaultTest {
     }
 
     /**
-     * Three rank processes looping over 1 MB calls of {@code op} with {@code settings} besides the test's;
+     * {@link #RANKS} rank processes looping over 1 MB calls of {@code op} with {@code settings} besides the test's;
      * {@code signal} (null: none) for rank 1 once all are in.
      */
     static Job runAndSignal(String signal, Path dir, String op, Map<String, String> settings) throws Exception {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.jcoll.launch.Launcher", "-n", "3", "--",
+                "-cp", System.getProperty("java.class.path"), "io.jcoll.launch.Launcher", "-n", Integer.toString(RANKS), "--",
                 LoopingRankMain.class.getName(), "1024", signal == null ? "60" : "100000000", op);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("JCOLL_TIMEOUT", TIMEOUT_SECONDS + "s");
@@ -60,6 +65,17 @@ class ShmFaultTest {
         pb.environment().put("JCOLL_JAVA_OPTS", "-Xmx128m");
         pb.environment().putAll(settings);
         Process launcher = pb.start();
+        Thread limit = new Thread(() -> {
+            try {
+                Thread.sleep(JOB_LIMIT_SECONDS * 1000);
+            } catch (InterruptedException done) {
+                return;
+            }
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly(); // its output ends, and the assertions below say what was missing
+        }, "job-limit");
+        limit.setDaemon(true);
+        limit.start();
         List<String> lines = new ArrayList<>();
         long victim = -1;
         int in = 0;
@@ -75,7 +91,7 @@ class ShmFaultTest {
                     if (m.group(1).equals("1")) {
                         victim = Long.parseLong(m.group(2));
                     }
-                    if (in == 3 && signal != null) {
+                    if (in == RANKS && signal != null) {
                         Thread.sleep(300);
                         signalledAt = System.currentTimeMillis();
                         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(victim)).start().waitFor());
@@ -83,6 +99,7 @@ class ShmFaultTest {
                 }
             }
         }
+        limit.interrupt();
         assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), String.join("\n", lines));
         if (signal != null) {
             new ProcessBuilder("kill", "-KILL", Long.toString(victim)).start().waitFor(); // a stopped one, if still there
@@ -104,7 +121,7 @@ class ShmFaultTest {
                 assertTrue(after <= boundMillis, "named after " + after + " ms: " + line);
             }
         }
-        assertEquals(2, survivors, String.join("\n", job.lines()));
+        assertEquals(RANKS - 1, survivors, String.join("\n", job.lines()));
     }
 
     private static void assertEmpty(Path dir) throws Exception {
@@ -138,19 +155,19 @@ class ShmFaultTest {
                 ProcessVmRead.unavailableReason()); // the ranks run this JVM's java
         Job job = runAndSignal(null, dir, "alltoall");
         long in = job.lines().stream().filter(l -> IN.matcher(l).find()).count();
-        assertEquals(3, in, String.join("\n", job.lines()));
+        assertEquals(RANKS, in, String.join("\n", job.lines()));
         for (String line : job.lines()) {
             if (IN.matcher(line).find()) {
                 assertTrue(line.contains("for all-to-alls from 512 KiB"), line);
             }
         }
-        assertEquals(3, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
+        assertEquals(RANKS, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
         assertEmpty(dir);
     }
 
     /**
      * In-place all-to-alls read in chunks (JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN: three ranks otherwise keep them on the
-     * slots), every result checked by the ranks; then a rank killed in them, named by both survivors at once.
+     * slots), every result checked by the ranks; then a rank killed in them, named by every survivor at once.
      */
     @Test
     void inPlaceAllToAllsReadInChunksAreRightAndARankKilledInOneIsNamed(@TempDir Path dir) throws Exception {
@@ -163,8 +180,8 @@ class ShmFaultTest {
 
     /**
      * All-reduces in place that read across processes (JCOLL_SHM_SINGLE_COPY_REDUCE_MIN: three ranks otherwise keep
-     * them on the slots), every result checked by the ranks; then a rank killed in them, named by both survivors at
-     * once.
+     * them on the slots), every result checked by the ranks; then a rank killed in them, named by every survivor
+     * at once.
      */
     @Test
     void allReducesReadAcrossProcessesAreRightAndARankKilledInOneIsNamed(@TempDir Path dir) throws Exception {
@@ -175,14 +192,14 @@ class ShmFaultTest {
     }
 
     /**
-     * Three rank processes run {@code op} with {@code settings} to the end, every result checked and every rank's
-     * network saying {@code networkSays}; then again with rank 1 killed, named by both survivors at once. No file
+     * {@link #RANKS} rank processes run {@code op} with {@code settings} to the end, every result checked and every rank's
+     * network saying {@code networkSays}; then again with rank 1 killed, named by every survivor at once. No file
      * is left either time.
      */
     private static void rightThenKilledIsNamed(Path dir, String op, Map<String, String> settings, String networkSays,
                                                String what) throws Exception {
         Job job = runAndSignal(null, dir, op, settings);
-        assertEquals(3, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
+        assertEquals(RANKS, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
         assertTrue(job.lines().stream().filter(l -> IN.matcher(l).find()).allMatch(l -> l.contains(networkSays)),
                 String.join("\n", job.lines()));
         assertEmpty(dir);
@@ -191,7 +208,18 @@ class ShmFaultTest {
         assertEmpty(dir);
     }
 
-    /** A rank killed while its peers read its buffer, or wait for it to read theirs: named by both at once. */
+    /**
+     * Broadcasts from rank 0, every result checked; then rank 1 killed in them. The other receivers wait on the root
+     * alone, never on rank 1, and must still name rank 1 at once: the root, whose slots rank 1 no longer frees,
+     * finds it gone and says so in the segment.
+     */
+    @Test
+    void aRankKilledInBroadcastsIsNamedByReceiversThatWaitOnlyOnTheRoot(@TempDir Path dir) throws Exception {
+        rightThenKilledIsNamed(dir, "broadcast", Map.of(), "shared memory among the " + RANKS + " ranks",
+                "SIGKILL during broadcasts");
+    }
+
+    /** A rank killed while its peers read its buffer, or wait for it to read theirs: named by every survivor at once. */
     @Test
     void aRankKilledDuringSingleCopyIsNamedByEverySurvivorAtOnce(@TempDir Path dir) throws Exception {
         Job job = runAndSignal("KILL", dir, "alltoall");

@@ -10,15 +10,18 @@ import io.jcoll.testing.Ops;
 import io.jcoll.testing.Ranks;
 import io.jcoll.testing.Resources;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -92,14 +95,28 @@ class ShmSoakTest {
         return cases;
     }
 
-    /** Three ranks, and two that each copy alone (where an in-place broadcast's root is read too). */
+    /**
+     * Three ranks, and two that each copy alone (where an in-place broadcast's root is read too); on a host with the
+     * cores for more, {@code -Djcoll.shm.soak.layouts=8x1,4x3} runs those instead (ranks x crew).
+     */
+    static Stream<Arguments> layouts() {
+        String layouts = System.getProperty("jcoll.shm.soak.layouts", "3x1,3x2,2x1");
+        return Arrays.stream(layouts.split(",")).map(String::trim).map(layout -> {
+            String[] parts = layout.split("x");
+            if (parts.length != 2) {
+                throw new IllegalArgumentException("jcoll.shm.soak.layouts: '" + layout + "' is not RANKSxCREW");
+            }
+            return Arguments.of(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+        });
+    }
+
     @ParameterizedTest(name = "{0} ranks, crews of {1}")
-    @CsvSource({"3, 1", "3, 2", "2, 1"})
+    @MethodSource("layouts")
     void aLongMixOverEveryPathIsRightAndLeavesNothingBehind(int n, int threads) throws IOException {
         int calls = Integer.getInteger("jcoll.shm.soak.calls", 3_000);
         long seed = new SplittableRandom().nextLong(1, 1L << 40);
         List<Case> cases = new ArrayList<>(coverage(n, seed));
-        int warmup = cases.size() + Math.min(200, calls);
+        int warmup = cases.size() + Math.min(200, calls / 2); // the counts taken before the last call
         cases.addAll(mix(n, calls, seed));
         Map<String, String> settings = new java.util.HashMap<>(LOW_THRESHOLDS);
         settings.put("JCOLL_SHM_THREADS", Integer.toString(threads));

@@ -14,7 +14,8 @@ import java.nio.ByteOrder;
  * A rank process that runs all-reduces (or all-to-alls) of its rank-dependent values and checks every result,
  * until something goes wrong or {@code rounds} are done. Prints its pid and its network once the first call is
  * in, and what it caught with the wall-clock time. Arguments: kilobytes per call, rounds, and optionally
- * {@code alltoall} or {@code alltoall-in-place}.
+ * {@code alltoall}, {@code alltoall-in-place} or {@code broadcast} (from rank 0, in place: its receivers wait on
+ * it alone).
  */
 public final class LoopingRankMain {
 
@@ -26,6 +27,7 @@ public final class LoopingRankMain {
         long rounds = Long.parseLong(args[1]);
         boolean allToAll = args.length > 2 && args[2].startsWith("alltoall");
         boolean inPlace = args.length > 2 && args[2].equals("alltoall-in-place");
+        boolean broadcast = args.length > 2 && args[2].equals("broadcast");
         try (Communicator comm = Jcoll.fromEnvironment()) {
             ByteBuffer data = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
             ByteBuffer out = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
@@ -38,7 +40,9 @@ public final class LoopingRankMain {
                     for (int i = 0; i < count; i++) {
                         data.putFloat(i * 4, me + (i % 7) + (round % 5));
                     }
-                    if (inPlace) {
+                    if (broadcast) {
+                        comm.broadcast(buffer, 0);
+                    } else if (inPlace) {
                         comm.allToAll(buffer, block);
                     } else if (allToAll) {
                         comm.allToAll(buffer, HostBuffer.of(out, DataType.FLOAT32), block);
@@ -48,6 +52,7 @@ public final class LoopingRankMain {
                     for (int i = 0; i < (allToAll ? block * n : count); i++) {
                         // all-to-all: element i comes from rank i / block, its block for this rank
                         float expected = allToAll ? i / block + ((me * block + i % block) % 7) + (round % 5)
+                                : broadcast ? (i % 7) + (round % 5) // rank 0's values
                                 : n * (n - 1) / 2f + n * (i % 7) + n * (round % 5);
                         float got = (allToAll && !inPlace ? out : data).getFloat(i * 4);
                         if (got != expected) {
