@@ -57,7 +57,7 @@ final class ShmDirectory {
             return where + " is not a directory";
         }
         if (!Files.isWritable(dir)) {
-            return where + " is not writable by this user";
+            return where + (readOnly() ? " is on a read-only file system" : " is not writable by this user");
         }
         try {
             long free = Files.getFileStore(dir).getUsableSpace();
@@ -69,6 +69,15 @@ final class ShmDirectory {
             return where + " cannot be examined: " + e.getMessage();
         }
         return null;
+    }
+
+    /** Whether the directory's file system is mounted read-only (no user may write there, root included). */
+    private boolean readOnly() {
+        try {
+            return Files.getFileStore(dir).isReadOnly();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** Whether {@code name} is one {@link #freshName} makes: nothing else is opened (no path of another's choosing). */

@@ -144,6 +144,26 @@ class ShmSetupTest {
     }
 
     /**
+     * A tmpfs mounted read-only (root only, as CI and the development machines run; root may write anywhere else,
+     * so this is the directory no rank can write): {@code auto} takes TCP saying why, {@code shm} fails saying it.
+     */
+    @Test
+    void aReadOnlyDirectoryPassesShmOverUnderAutoAndFailsItWhenAskedFor(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+                "SKIPPED: mounting a tmpfs needs root");
+        Path mount = Files.createDirectory(dir.resolve("read-only-shm"));
+        io.jcoll.testing.Commands.Result mounted = io.jcoll.testing.Commands.run(List.of("mount", "-t", "tmpfs",
+                "-o", "ro,size=4m", "tmpfs", mount.toString()), Map.of(), 30);
+        org.junit.jupiter.api.Assumptions.assumeTrue(mounted.exit() == 0, "SKIPPED: " + mounted.output());
+        try {
+            passedOverUnderAutoAndRefusedByName(Map.of("JCOLL_SHM_DIR", mount.toString()),
+                    mount + " (JCOLL_SHM_DIR) is on a read-only file system");
+        } finally {
+            io.jcoll.testing.Commands.run(List.of("umount", mount.toString()), Map.of(), 30);
+        }
+    }
+
+    /**
      * The default slot: 128 KB a rank from 256 KB to 1 MB, from 512 KB where the ranks have crews; the smallest
      * default where the directory has no room for the larger; a slot given by JCOLL_SHM_SLOT kept whatever the room
      * (the probe then says it does not fit).
