@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ShmSoakTest {
 
     /** Small enough for a mix to cross every threshold below many times. */
-    private static final Map<String, String> LOW_THRESHOLDS = Map.of("JCOLL_SHM_SLOT", "8K",
+    static final Map<String, String> LOW_THRESHOLDS = Map.of("JCOLL_SHM_SLOT", "8K",
             "JCOLL_SHM_SINGLE_COPY_MIN", "24K", "JCOLL_SHM_SINGLE_COPY_GATHER_MIN", "24K",
             "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN", "24K", "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "24K",
             "JCOLL_SHM_SINGLE_COPY_REDUCE_MIN", "24K", "JCOLL_TCP_SEGMENT", "4K");
@@ -58,7 +58,7 @@ class ShmSoakTest {
      * crew started and every scratch buffer made (each comes on first use), so that what the run adds afterwards is
      * growth, not a first use.
      */
-    private static List<Case> coverage(int n, long seed) {
+    static List<Case> coverage(int n, long seed) {
         List<Case> cases = new ArrayList<>();
         for (Operation o : operations()) {
             for (boolean inPlace : o == Operation.ALL_TO_ALL_V ? new boolean[] {false} : new boolean[] {false, true}) {
@@ -76,7 +76,7 @@ class ShmSoakTest {
     }
 
     /** The same random sequence on every rank, from one seed. */
-    private static List<Case> mix(int n, int calls, long seed) {
+    static List<Case> mix(int n, int calls, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<Operation> ops = operations();
         DataType[] types = DataType.values();
@@ -169,7 +169,7 @@ class ShmSoakTest {
         assertTrue(left.isEmpty(), "a closed communicator left its segment open: " + left + " (seed " + seed + ")");
     }
 
-    private static long bitsHash(double[] values) {
+    static long bitsHash(double[] values) {
         long h = 1;
         for (double v : values) {
             h = 31 * h + Double.doubleToRawLongBits(v);
