@@ -43,15 +43,27 @@ public final class Commands {
      */
     public static Result run(List<String> command, Map<String, String> env, int timeoutSeconds)
             throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> JOB_VARIABLES.contains(k) || k.startsWith("OMPI_") || k.startsWith("PMI_"));
-        pb.environment().putAll(env);
-        Process p = pb.start();
+        Process p = builder(command, env).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // until it closes its output
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError(command.get(0) + " did not finish in " + timeoutSeconds + " s:\n" + out);
         }
         return new Result(p.exitValue(), out);
+    }
+
+    /**
+     * Starts {@code command} as {@link #run} does and returns it running, its output discarded: for a process the
+     * test ends itself (a rank it kills).
+     */
+    public static Process start(List<String> command, Map<String, String> env) throws IOException {
+        return builder(command, env).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    private static ProcessBuilder builder(List<String> command, Map<String, String> env) {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> JOB_VARIABLES.contains(k) || k.startsWith("OMPI_") || k.startsWith("PMI_"));
+        pb.environment().putAll(env);
+        return pb;
     }
 }

@@ -7,7 +7,8 @@ import io.jcoll.Jcoll;
  * The process rank of {@link ShmMixedRanksTest}: joins the communicator its environment names (whose other ranks
  * are threads of the test's JVM) and runs the same cases as they do, each checked against the reference. Prints
  * its network, then {@code HASH h} (its all-reduce outputs' bits, folded) and {@code DONE}; on a wrong result or a
- * failure, {@code FAILED} and what went wrong, and exits 3. Arguments: the seed and the number of mixed calls.
+ * failure, {@code FAILED} and what went wrong, and exits 3. Arguments: the seed, the number of mixed calls, and how
+ * many times to run them (1 unless given).
  */
 public final class MixedProcessRank {
 
@@ -17,9 +18,15 @@ public final class MixedProcessRank {
     public static void main(String[] args) {
         long seed = Long.parseLong(args[0]);
         int calls = Integer.parseInt(args[1]);
+        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         try (Communicator comm = Jcoll.fromEnvironment()) {
             System.out.println("NETWORK " + comm.network().summary());
-            System.out.println("HASH " + ShmMixedRanksTest.run(comm, ShmMixedRanksTest.cases(comm.size(), seed, calls)));
+            java.util.List<io.jcoll.testing.Case> cases = ShmMixedRanksTest.cases(comm.size(), seed, calls);
+            long hash = 1;
+            for (int round = 0; round < rounds; round++) {
+                hash = ShmMixedRanksTest.run(comm, cases);
+            }
+            System.out.println("HASH " + hash);
             System.out.println("DONE");
         } catch (RuntimeException | AssertionError e) {
             System.out.println("FAILED " + e);

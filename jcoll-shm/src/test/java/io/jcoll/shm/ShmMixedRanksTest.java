@@ -1,6 +1,8 @@
 package io.jcoll.shm;
 
 import io.jcoll.Communicator;
+import io.jcoll.exceptions.JcollException;
+import io.jcoll.exceptions.PeerFailureException;
 import io.jcoll.spi.Operation;
 import io.jcoll.testing.Case;
 import io.jcoll.testing.Commands;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -48,14 +51,9 @@ class ShmMixedRanksTest {
         settings.put("JCOLL_SHM_DIR", dir.toString());
         settings.put("JCOLL_SHM_THREADS", "1");
 
-        Map<String, String> env = new HashMap<>(settings);
-        env.putAll(Map.of("JCOLL_RANK", "2", "JCOLL_WORLD_SIZE", Integer.toString(RANKS),
-                "JCOLL_MASTER_ADDR", "127.0.0.1", "JCOLL_MASTER_PORT", Integer.toString(port),
-                "JCOLL_TOKEN", ShmGroup.TOKEN, "JCOLL_TRANSPORT", "shm", "JCOLL_TIMEOUT", "60s"));
         CompletableFuture<Commands.Result> processRank = CompletableFuture.supplyAsync(() -> {
             try {
-                return Commands.run(List.of(Commands.java(), "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                        MixedProcessRank.class.getName(), Long.toString(seed), Integer.toString(CALLS)), env, 240);
+                return Commands.run(processRank(seed, 1), processRankEnvironment(settings, port, "60s"), 240);
             } catch (IOException | InterruptedException e) {
                 throw new IllegalStateException(e);
             }
@@ -82,6 +80,84 @@ class ShmMixedRanksTest {
         try (Stream<Path> left = Files.list(dir)) {
             assertEquals(List.of(), left.toList(), "a file was left in the segment directory");
         }
+    }
+
+    /**
+     * The process rank killed (SIGKILL) while all three loop over the mix: both thread ranks name rank 2 within
+     * JCOLL_TIMEOUT and a second, and nothing is left in the segment directory.
+     */
+    @Test
+    void aProcessRankKilledAmongThreadRanksIsNamedByBoth(@TempDir Path dir) throws Exception {
+        long seed = new SplittableRandom().nextLong(1, 1L << 40);
+        int port = ShmGroup.freePort();
+        Map<String, String> settings = new HashMap<>(ShmSoakTest.LOW_THRESHOLDS);
+        settings.put("JCOLL_SHM_DIR", dir.toString());
+        settings.put("JCOLL_SHM_THREADS", "1");
+        settings.put("JCOLL_TIMEOUT", TIMEOUT_SECONDS + "s");
+        Process victim = Commands.start(processRank(seed, 1_000_000),
+                processRankEnvironment(settings, port, TIMEOUT_SECONDS + "s"));
+        CountDownLatch running = new CountDownLatch(1);
+        long[] killedAt = new long[1];
+        Thread killer = new Thread(() -> {
+            try {
+                running.await();
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                return;
+            }
+            killedAt[0] = System.nanoTime();
+            victim.destroyForcibly(); // SIGKILL
+        }, "killer");
+        killer.start();
+        List<Case> cases = cases(RANKS, seed, CALLS);
+        try {
+            List<Ranks.Outcome<Long>> outcomes = Ranks.outcomes(2, Duration.ofMinutes(2), rank -> {
+                try (Communicator comm = ShmGroup.join(rank, RANKS, port, settings)) {
+                    for (int i = 0; ; i++) {
+                        if (i == 2 * cases.size()) {
+                            running.countDown(); // every path taken twice since all three joined
+                        }
+                        cases.get(i % cases.size()).run(Ops.of(comm, (i & 1) == 1));
+                    }
+                } catch (JcollException e) {
+                    long after = (System.nanoTime() - killedAt[0]) / 1_000_000;
+                    System.out.println("mixed ranks: thread rank " + rank + " named rank " + e.peer() + " " + after
+                            + " ms after the kill: " + e);
+                    assertTrue(e instanceof PeerFailureException, e.toString());
+                    assertEquals(2, e.peer(), e.toString());
+                    assertTrue(killedAt[0] != 0 && after <= (TIMEOUT_SECONDS + 1) * 1000L, after + " ms: " + e);
+                    return after;
+                }
+            });
+            for (Ranks.Outcome<Long> o : outcomes) {
+                o.get();
+            }
+        } finally {
+            killer.interrupt();
+            victim.destroyForcibly();
+        }
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of(), left.toList(), "a file was left in the segment directory");
+        }
+    }
+
+    private static final int TIMEOUT_SECONDS = 4;
+
+    /** The command that runs the process rank: {@code rounds} times over the mix of {@code seed}. */
+    private static List<String> processRank(long seed, int rounds) {
+        return List.of(Commands.java(), "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                MixedProcessRank.class.getName(), Long.toString(seed), Integer.toString(CALLS),
+                Integer.toString(rounds));
+    }
+
+    /** The process rank's place in the job (rank 2 of {@link #RANKS}) and {@code settings}, as variables. */
+    private static Map<String, String> processRankEnvironment(Map<String, String> settings, int port,
+                                                              String timeout) {
+        Map<String, String> env = new HashMap<>(settings);
+        env.putAll(Map.of("JCOLL_RANK", "2", "JCOLL_WORLD_SIZE", Integer.toString(RANKS),
+                "JCOLL_MASTER_ADDR", "127.0.0.1", "JCOLL_MASTER_PORT", Integer.toString(port),
+                "JCOLL_TOKEN", ShmGroup.TOKEN, "JCOLL_TRANSPORT", "shm", "JCOLL_TIMEOUT", timeout));
+        return env;
     }
 
     /** The cases every rank runs, alike from one seed: the soak's run-up over every operation, then its mix. */
