@@ -26,10 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Small collectives through the boxes ({@link Boxes}), mixed with larger ones through the slots: a box is written
- * again two box calls later without any counter saying it may be, so these tests run many ranks on few cores (a
- * rank descheduled between two calls is what would expose a box rewritten under a reader) and check every
- * result exactly; and that a disagreement in a box call fails every rank (ranks that disagree about a size, and so
- take different paths: ShmSetupTest).
+ * again {@link Layout#BOXES} box calls later, once the peers' own boxes say they are done with it (no counter of its
+ * own frees it), so these tests run many ranks on few cores (a rank descheduled between two calls is what would
+ * expose a box rewritten under a reader) and check every result exactly; and that a disagreement in a box call
+ * fails every rank (ranks that disagree about a size, and so take different paths: ShmSetupTest).
  */
 class BoxesTest {
 
