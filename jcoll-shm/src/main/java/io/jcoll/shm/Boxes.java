@@ -29,11 +29,11 @@ import java.nio.ByteOrder;
  * <p>A rank reads in its call only the boxes it needs: every one for an all-reduce, say, only the root's for a
  * broadcast's receiver, none for a broadcast's root or a reduce's other ranks, which post and return, as Open MPI's
  * root does. It reads the rest later, in call order: those of the oldest calls whose boxes are all posted at its
- * next box call, and all of them before a call in which it reads every box, before a call through the slots, as it
- * closes, and before it posts a call {@code BOXES - 1} after one it left unread. So a root runs up to
- * {@code BOXES - 1} calls ahead of its receivers, a receiver waits on the root and on another receiver only when
- * that one falls {@code BOXES - 1} calls behind, and every rank's call is still compared with every other's, within
- * {@code BOXES} calls at the latest.
+ * next box call (between two ranks, only once {@link #TWO_RANK_BATCH} calls are unread), and all of them before a
+ * call in which it reads every box, before a call through the slots, as it closes, and before it posts a call
+ * {@code BOXES - 1} after one it left unread. So a root runs up to {@code BOXES - 1} calls ahead of its receivers,
+ * a receiver waits on the root and on another receiver only when that one falls {@code BOXES - 1} calls behind,
+ * and every rank's call is still compared with every other's, within {@code BOXES} calls at the latest.
  *
  * <p>Why no wait can close a cycle: the lag a rank posts is at most {@code BOXES - 1}, so a peer that has posted
  * call {@code c - 1} is done with call {@code c - BOXES}, which is all that a rank writing box call {@code c}
@@ -65,8 +65,20 @@ final class Boxes {
         }
     }
 
+    /**
+     * Between two ranks, the calls a rank leaves unread before it reads what its peer has posted of them, all at
+     * once. Each read of the peer's box is a cache line the peer has just written, a transfer between cores; read
+     * call by call it is one more in every call of a Broadcast's root. In batches the reads of several lines
+     * overlap: a two-rank Broadcast of 8 and 64 B took 0.80-0.86x its time on 16 Xeon cores in a trial of this
+     * (3 alternated rounds; benchmarks/RESULTS.md, 2026-11-29). With more ranks it is the eager reading that
+     * lets another rank have room to run ahead (its room waits on this one's lag), and the trial gained nothing
+     * there (0.96-1.11x at 4 and 8 ranks). Half the boxes: a batch leaves the lag well below {@code BOXES - 1}.
+     */
+    static final int TWO_RANK_BATCH = Layout.BOXES / 2;
+
     private final int rank;
     private final int size;
+    private final int settleBatch;      // unread calls before this rank reads what its peers posted of them
     private final Waiter waiter;
     private final ByteBuffer[][] boxes; // [rank][box], native order, each exactly one box long
     private final ByteBuffer[][] data;  // [rank][box]: each box's data, all its capacity (made once: a call makes none)
@@ -87,6 +99,7 @@ final class Boxes {
     Boxes(int rank, Layout layout, ByteBuffer map, Waiter waiter) {
         this.rank = rank;
         this.size = layout.size();
+        this.settleBatch = size == 2 ? TWO_RANK_BATCH : 1;
         this.waiter = waiter;
         this.boxes = new ByteBuffer[size][Layout.BOXES];
         this.data = new ByteBuffer[size][Layout.BOXES];
@@ -123,7 +136,7 @@ final class Boxes {
         long sequence = calls + 1;
         if (readNow == EVERY) {
             settle(s); // the calls it left unread first: calls are read in order
-        } else {
+        } else if (unreadFrom != 0 && calls - unreadFrom + 1 >= settleBatch) {
             settleAvailable(s); // what its peers have posted: they may need it for room
         }
         awaitRoom(sequence);

@@ -9,6 +9,7 @@ import io.jcoll.exceptions.JcollException;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
@@ -125,13 +126,13 @@ class BoxesTest {
 
     /**
      * Runs of calls in which some ranks wait for no one (a broadcast's or scatter's root, a reduce's or gather's
-     * other ranks: they post and return, and read their peers' boxes at their next box call): four ranks on few
-     * cores, 50 such calls in a row from one root, then another root and kind, every output checked. A rank that
+     * other ranks: they post and return, and read their peers' boxes at a later box call): four ranks on few cores,
+     * and two, 50 such calls in a row from one root, then another root and kind, every output checked. A rank that
      * ran ahead and wrote a box again before every peer had read it would show here as a wrong output.
      */
-    @Test
-    void runsOfCallsThatWaitForNoOneMatchTheReference() {
-        int n = 4;
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 4}) // two ranks read what they left unread in batches (Boxes.TWO_RANK_BATCH)
+    void runsOfCallsThatWaitForNoOneMatchTheReference(int n) {
         long seed = new SplittableRandom().nextLong();
         int port = ShmGroup.freePort();
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
@@ -338,14 +339,14 @@ class BoxesTest {
 
     /**
      * Issue 17's first finding, through the boxes: of three ranks broadcasting 100 floats, one names root 1 where
-     * the others name root 0. Every rank must fail, none may return with data the others do not have: a rank that
+     * the others name root 0 (of two, each names itself). Every rank must fail, none may return with data the others do not have: a rank that
      * takes itself for the root returns without waiting, so it fails at its next call or, where there is none, as
      * it closes.
      */
-    @ParameterizedTest(name = "then {0}")
-    @ValueSource(strings = {"a barrier", "close", "ten more broadcasts"})
-    void aBroadcastWithAnotherRootFailsOnEveryRank(String then) {
-        int n = 3;
+    @ParameterizedTest(name = "{0} ranks, then {1}")
+    @CsvSource({"3, a barrier", "3, close", "3, ten more broadcasts", "2, a barrier", "2, close",
+            "2, ten more broadcasts"}) // two: both take themselves for the root, and read in batches
+    void aBroadcastWithAnotherRootFailsOnEveryRank(int n, String then) {
         int port = ShmGroup.freePort();
         List<JcollException> failures = Ranks.all(n, Duration.ofMinutes(1), rank -> {
             Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "60s"));
