@@ -47,9 +47,7 @@ class ShmMixedRanksTest {
     void threadRanksAndAProcessRankShareOneSegmentAndAgreeOnEveryResult(@TempDir Path dir) throws Exception {
         long seed = new SplittableRandom().nextLong(1, 1L << 40);
         int port = ShmGroup.freePort();
-        Map<String, String> settings = new HashMap<>(ShmSoakTest.LOW_THRESHOLDS);
-        settings.put("JCOLL_SHM_DIR", dir.toString());
-        settings.put("JCOLL_SHM_THREADS", "1");
+        Map<String, String> settings = settings(dir);
 
         CompletableFuture<Commands.Result> processRank = CompletableFuture.supplyAsync(() -> {
             try {
@@ -90,9 +88,7 @@ class ShmMixedRanksTest {
     void aProcessRankKilledAmongThreadRanksIsNamedByBoth(@TempDir Path dir) throws Exception {
         long seed = new SplittableRandom().nextLong(1, 1L << 40);
         int port = ShmGroup.freePort();
-        Map<String, String> settings = new HashMap<>(ShmSoakTest.LOW_THRESHOLDS);
-        settings.put("JCOLL_SHM_DIR", dir.toString());
-        settings.put("JCOLL_SHM_THREADS", "1");
+        Map<String, String> settings = settings(dir);
         settings.put("JCOLL_TIMEOUT", TIMEOUT_SECONDS + "s");
         Process victim = Commands.start(processRank(seed, 1_000_000),
                 processRankEnvironment(settings, port, TIMEOUT_SECONDS + "s"));
@@ -142,6 +138,14 @@ class ShmMixedRanksTest {
     }
 
     private static final int TIMEOUT_SECONDS = 4;
+
+    /** The soak's low thresholds, no crews, and segments in {@code dir}: every rank's settings. */
+    private static Map<String, String> settings(Path dir) {
+        Map<String, String> settings = new HashMap<>(ShmSoakTest.LOW_THRESHOLDS);
+        settings.put("JCOLL_SHM_DIR", dir.toString());
+        settings.put("JCOLL_SHM_THREADS", "1");
+        return settings;
+    }
 
     /** The command that runs the process rank: {@code rounds} times over the mix of {@code seed}. */
     private static List<String> processRank(long seed, int rounds) {

@@ -120,13 +120,7 @@ class ShmSetupTest {
      */
     @Test
     void aFullTmpfsPassesShmOverAndACreationThatRunsOutOfSpaceLeavesNothing(@TempDir Path dir) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
-                "SKIPPED: mounting a tmpfs needs root");
-        Path mount = Files.createDirectory(dir.resolve("small-shm"));
-        io.jcoll.testing.Commands.Result mounted = io.jcoll.testing.Commands.run(List.of("mount", "-t", "tmpfs",
-                "-o", "size=256k,mode=0700", "tmpfs", mount.toString()), Map.of(), 30);
-        org.junit.jupiter.api.Assumptions.assumeTrue(mounted.exit() == 0, "SKIPPED: " + mounted.output());
-        try {
+        onTmpfs(dir.resolve("small-shm"), "size=256k,mode=0700", mount -> {
             passedOverUnderAutoAndRefusedByName(Map.of("JCOLL_SHM_DIR", mount.toString()),
                     "KiB free where a segment needs");
 
@@ -138,9 +132,7 @@ class ShmSetupTest {
             try (Stream<Path> left = Files.list(mount)) {
                 assertEquals(List.of(), left.toList(), "a file was left in the full tmpfs");
             }
-        } finally {
-            io.jcoll.testing.Commands.run(List.of("umount", mount.toString()), Map.of(), 30);
-        }
+        });
     }
 
     /**
@@ -149,15 +141,28 @@ class ShmSetupTest {
      */
     @Test
     void aReadOnlyDirectoryPassesShmOverUnderAutoAndFailsItWhenAskedFor(@TempDir Path dir) throws Exception {
+        onTmpfs(dir.resolve("read-only-shm"), "ro,size=4m", mount -> passedOverUnderAutoAndRefusedByName(
+                Map.of("JCOLL_SHM_DIR", mount.toString()), mount + " (JCOLL_SHM_DIR) is on a read-only file system"));
+    }
+
+    /** What a test does with a tmpfs mounted where it says. */
+    private interface OnMount {
+        void run(Path mount) throws Exception;
+    }
+
+    /**
+     * Mounts a tmpfs with {@code options} at {@code mount} (made here), runs {@code test} on it and unmounts it;
+     * skipped where the tests do not run as root or the mount fails.
+     */
+    private static void onTmpfs(Path mount, String options, OnMount test) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
                 "SKIPPED: mounting a tmpfs needs root");
-        Path mount = Files.createDirectory(dir.resolve("read-only-shm"));
+        Files.createDirectory(mount);
         io.jcoll.testing.Commands.Result mounted = io.jcoll.testing.Commands.run(List.of("mount", "-t", "tmpfs",
-                "-o", "ro,size=4m", "tmpfs", mount.toString()), Map.of(), 30);
+                "-o", options, "tmpfs", mount.toString()), Map.of(), 30);
         org.junit.jupiter.api.Assumptions.assumeTrue(mounted.exit() == 0, "SKIPPED: " + mounted.output());
         try {
-            passedOverUnderAutoAndRefusedByName(Map.of("JCOLL_SHM_DIR", mount.toString()),
-                    mount + " (JCOLL_SHM_DIR) is on a read-only file system");
+            test.run(mount);
         } finally {
             io.jcoll.testing.Commands.run(List.of("umount", mount.toString()), Map.of(), 30);
         }
