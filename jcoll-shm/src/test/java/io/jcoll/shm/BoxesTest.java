@@ -339,9 +339,9 @@ class BoxesTest {
 
     /**
      * Issue 17's first finding, through the boxes: of three ranks broadcasting 100 floats, one names root 1 where
-     * the others name root 0 (of two, each names itself). Every rank must fail, none may return with data the others do not have: a rank that
-     * takes itself for the root returns without waiting, so it fails at its next call or, where there is none, as
-     * it closes.
+     * the others name root 0 (of two, each names itself). Every rank must fail, none may return with data the others
+     * do not have: a rank that takes itself for the root returns without waiting, so it fails at a later call or,
+     * where there is none, as it closes.
      */
     @ParameterizedTest(name = "{0} ranks, then {1}")
     @CsvSource({"3, a barrier", "3, close", "3, ten more broadcasts", "2, a barrier", "2, close",

@@ -21,7 +21,7 @@ public final class MixedProcessRank {
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         try (Communicator comm = Jcoll.fromEnvironment()) {
             System.out.println("NETWORK " + comm.network().summary());
-            java.util.List<io.jcoll.testing.Case> cases = ShmMixedRanksTest.cases(comm.size(), seed, calls);
+            java.util.List<io.jcoll.testing.Case> cases = ShmSoakTest.cases(comm.size(), calls, seed);
             long hash = 1;
             for (int round = 0; round < rounds; round++) {
                 hash = ShmMixedRanksTest.run(comm, cases);

@@ -210,8 +210,8 @@ class ShmFaultTest {
 
     /**
      * Broadcasts from rank 0, every result checked; then rank 1 killed in them. The other receivers wait on the root
-     * alone, never on rank 1, and must still name rank 1 at once: the root, whose slots rank 1 no longer frees,
-     * finds it gone and says so in the segment.
+     * alone, never on rank 1, and must still name rank 1 at once: a wait watches every peer's process, not only the
+     * one it waits on.
      */
     @Test
     void aRankKilledInBroadcastsIsNamedByReceiversThatWaitOnlyOnTheRoot(@TempDir Path dir) throws Exception {

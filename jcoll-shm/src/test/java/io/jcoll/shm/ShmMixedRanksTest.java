@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +58,7 @@ class ShmMixedRanksTest {
 
         List<String[]> threadRanks = Ranks.all(2, Duration.ofMinutes(4), rank -> {
             try (Communicator comm = ShmGroup.join(rank, RANKS, port, settings)) {
-                return new String[] {comm.network().summary(), Long.toString(run(comm, cases(RANKS, seed, CALLS)))};
+                return new String[] {comm.network().summary(), Long.toString(run(comm, ShmSoakTest.cases(RANKS, CALLS, seed)))};
             }
         });
         Commands.Result process = processRank.get();
@@ -105,7 +104,7 @@ class ShmMixedRanksTest {
             victim.destroyForcibly(); // SIGKILL
         }, "killer");
         killer.start();
-        List<Case> cases = cases(RANKS, seed, CALLS);
+        List<Case> cases = ShmSoakTest.cases(RANKS, CALLS, seed);
         try {
             List<Ranks.Outcome<Long>> outcomes = Ranks.outcomes(2, Duration.ofMinutes(2), rank -> {
                 try (Communicator comm = ShmGroup.join(rank, RANKS, port, settings)) {
@@ -162,13 +161,6 @@ class ShmMixedRanksTest {
                 "JCOLL_MASTER_ADDR", "127.0.0.1", "JCOLL_MASTER_PORT", Integer.toString(port),
                 "JCOLL_TOKEN", ShmGroup.TOKEN, "JCOLL_TRANSPORT", "shm", "JCOLL_TIMEOUT", timeout));
         return env;
-    }
-
-    /** The cases every rank runs, alike from one seed: the soak's run-up over every operation, then its mix. */
-    static List<Case> cases(int n, long seed, int calls) {
-        List<Case> cases = new ArrayList<>(ShmSoakTest.coverage(n, seed));
-        cases.addAll(ShmSoakTest.mix(n, calls, seed));
-        return cases;
     }
 
     /**

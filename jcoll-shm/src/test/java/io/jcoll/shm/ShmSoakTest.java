@@ -58,7 +58,7 @@ class ShmSoakTest {
      * crew started and every scratch buffer made (each comes on first use), so that what the run adds afterwards is
      * growth, not a first use.
      */
-    static List<Case> coverage(int n, long seed) {
+    private static List<Case> coverage(int n, long seed) {
         List<Case> cases = new ArrayList<>();
         for (Operation o : operations()) {
             for (boolean inPlace : o == Operation.ALL_TO_ALL_V ? new boolean[] {false} : new boolean[] {false, true}) {
@@ -75,8 +75,15 @@ class ShmSoakTest {
         return ops;
     }
 
+    /** What every rank runs, alike from one seed: the run-up over every operation, then {@code calls} of the mix. */
+    static List<Case> cases(int n, int calls, long seed) {
+        List<Case> cases = new ArrayList<>(coverage(n, seed));
+        cases.addAll(mix(n, calls, seed));
+        return cases;
+    }
+
     /** The same random sequence on every rank, from one seed. */
-    static List<Case> mix(int n, int calls, long seed) {
+    private static List<Case> mix(int n, int calls, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<Operation> ops = operations();
         DataType[] types = DataType.values();
@@ -115,9 +122,9 @@ class ShmSoakTest {
     void aLongMixOverEveryPathIsRightAndLeavesNothingBehind(int n, int threads) throws IOException {
         int calls = Integer.getInteger("jcoll.shm.soak.calls", 3_000);
         long seed = new SplittableRandom().nextLong(1, 1L << 40);
-        List<Case> cases = new ArrayList<>(coverage(n, seed));
-        int warmup = cases.size() + Math.min(200, calls / 2); // the counts taken before the last call
-        cases.addAll(mix(n, calls, seed));
+        List<Case> cases = cases(n, calls, seed);
+        // the counts taken after the run-up and some of the mix, before the last call
+        int warmup = cases.size() - calls + Math.min(200, calls / 2);
         Map<String, String> settings = new java.util.HashMap<>(LOW_THRESHOLDS);
         settings.put("JCOLL_SHM_THREADS", Integer.toString(threads));
         int port = ShmGroup.freePort();
