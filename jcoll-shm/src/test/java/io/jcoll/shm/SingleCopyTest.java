@@ -145,23 +145,7 @@ class SingleCopyTest {
                 for (int round = 0; round < 2 * n; round++) {
                     int count = 1009 + round;
                     boolean inPlace = rank == round % n;
-                    ByteBuffer send = buffer(true, count * n);
-                    for (int d = 0; d < n; d++) {
-                        for (int i = 0; i < count; i++) {
-                            send.putFloat((d * count + i) * 4, value(seed, rank, d, i));
-                        }
-                    }
-                    ByteBuffer recv = inPlace ? send : buffer(true, count * n);
-                    if (inPlace) {
-                        comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), count);
-                    } else {
-                        comm.allToAll(HostBuffer.of(send, DataType.FLOAT32), HostBuffer.of(recv, DataType.FLOAT32), count);
-                    }
-                    for (int s = 0; s < n; s++) {
-                        for (int i = 0; i < count; i++) {
-                            assertEquals(value(seed, s, rank, i), recv.getFloat((s * count + i) * 4), "all-to-all");
-                        }
-                    }
+                    allToAllIsRight(comm, seed, count, true, true, inPlace);
                     allReduceIsRight(comm, seed, count, true, true, inPlace); // one rank in place, read across
                     // a broadcast whose root is in place in odd rounds; receivers' outputs direct and on the heap
                     int root = round % n;
