@@ -7,7 +7,7 @@ development VM three: about 75 ns, 130 ns and 450 ns), and each system's median 
 in that band, whatever their rounds.
 
     python3 benchmarks/compare/steady_rounds.py [--variant default] [--spread 1.5] [--bands 100,250] AB_LOG...
-    python3 benchmarks/compare/steady_rounds.py --table [--time] [--variant new] AB_LOG[:LABEL]...
+    python3 benchmarks/compare/steady_rounds.py --table [--time | --busbw] [--variant new] AB_LOG[:LABEL]...
 
 --table prints instead one Markdown row per op and rank count of every log (LABEL after the op's name), one column
 per size: the variant's bus bandwidth over Open MPI's, the median of the rounds' ratios of Open MPI's time over the
@@ -77,8 +77,26 @@ def ratios(times, variant, rounds, size):
     return out
 
 
-def table(logs, variant, time):
-    """The Markdown table of --table: bus bandwidth over Open MPI's (time: time over Open MPI's), every round."""
+# bus bandwidth over algorithm bandwidth (bytes / time), as nccl-tests and jcoll perf count it, at n ranks
+BUS_FACTOR = {"allreduce": lambda n: 2 * (n - 1) / n, "reducescatter": lambda n: (n - 1) / n,
+              "allgather": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n, "broadcast": lambda n: 1}
+
+
+def bus_bandwidths(times, variant, op, ranks, size):
+    """Each system's bus bandwidth in GB/s from its median time over the rounds: '<variant> / <mpi> GB/s'."""
+    factor = BUS_FACTOR[op](int(ranks))
+    gbs = []
+    for system in (variant, 'mpi'):
+        mine = [us for (r, s, b), us in times.items() if s == system and b == size]
+        if not mine:
+            return "-"
+        gbs.append(size / (statistics.median(mine) * 1e-6) * factor / 1e9)
+    return f"{gbs[0]:.3g} / {gbs[1]:.3g} GB/s"
+
+
+def table(logs, variant, time, busbw=False):
+    """The Markdown table of --table: bus bandwidth over Open MPI's (time: time over Open MPI's), every round;
+    busbw: each system's bus bandwidth from its median time instead."""
     rows, sizes = [], set()
     for spec in logs:
         path, _, label = spec.partition(":")
@@ -87,13 +105,21 @@ def table(logs, variant, time):
             rounds = rounds_of(times)
             cells = {size: [r if time else 1 / r for r in ratios(times, variant, rounds, size)]
                      for size in {k[2] for k in times}}
+            if busbw:
+                cells = {size: bus_bandwidths(times, variant, op, ranks, size) if values else []
+                         for size, values in cells.items()}
             rows.append((f"{op}{' ' + label if label else ''}, {ranks}", cells))
             sizes |= {size for size, values in cells.items() if values}  # a size Open MPI never ran is no column
     sizes = sorted(sizes)
     print("| op, ranks | " + " | ".join(size_name(s) for s in sizes) + " |")
     print("| --- |" + " --- |" * len(sizes))
     for name, cells in rows:
-        print(f"| {name} | " + " | ".join(describe(cells.get(s, [])) for s in sizes) + " |")
+        print(f"| {name} | " + " | ".join(cell(cells.get(s, [])) for s in sizes) + " |")
+
+
+def cell(value):
+    """A table cell: bus bandwidths as they are, ratios described."""
+    return value if isinstance(value, str) else describe(value)
 
 
 def size_name(size):
@@ -117,10 +143,12 @@ def main():
     ap.add_argument("--bands", default="100,250", help="round trips (ns) that part the host's states")
     ap.add_argument("--table", action="store_true", help="one Markdown table of every log's bus bandwidth ratios")
     ap.add_argument("--time", action="store_true", help="with --table: time over Open MPI's instead")
+    ap.add_argument("--busbw", action="store_true",
+                    help="with --table: each system's bus bandwidth (GB/s) from its median time instead")
     ap.add_argument("logs", nargs="+")
     args = ap.parse_args()
     if args.table:
-        table(args.logs, args.variant, args.time)
+        table(args.logs, args.variant, args.time, args.busbw)
         return
     bands = [float(b) for b in args.bands.split(",")]
     names = [f"up to {bands[0]:.0f} ns"] + [f"{a:.0f}-{b:.0f} ns" for a, b in zip(bands, bands[1:])] \
