@@ -2,6 +2,9 @@ package io.jcoll.shm;
 
 import io.jcoll.Communicator;
 import io.jcoll.Jcoll;
+import io.jcoll.testing.Case;
+
+import java.util.List;
 
 /**
  * The process rank of {@link ShmMixedRanksTest}: joins the communicator its environment names (whose other ranks
@@ -21,7 +24,7 @@ public final class MixedProcessRank {
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         try (Communicator comm = Jcoll.fromEnvironment()) {
             System.out.println("NETWORK " + comm.network().summary());
-            java.util.List<io.jcoll.testing.Case> cases = ShmSoakTest.cases(comm.size(), calls, seed);
+            List<Case> cases = ShmSoakTest.cases(comm.size(), calls, seed);
             long hash = 1;
             for (int round = 0; round < rounds; round++) {
                 hash = ShmMixedRanksTest.run(comm, cases);

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,6 +37,7 @@ class ShmMixedRanksTest {
 
     private static final int RANKS = 3;
     private static final int CALLS = 600;
+    private static final int TIMEOUT_SECONDS = 4;
 
     /**
      * The soak's mix with its low thresholds (every path: boxes, slots, single copy, the chunked in-place exchange,
@@ -92,7 +94,7 @@ class ShmMixedRanksTest {
         Process victim = Commands.start(processRank(seed, 1_000_000),
                 processRankEnvironment(settings, port, TIMEOUT_SECONDS + "s"));
         CountDownLatch running = new CountDownLatch(1);
-        long[] killedAt = new long[1];
+        AtomicLong killedAt = new AtomicLong(); // set by the killer, read by the thread ranks
         Thread killer = new Thread(() -> {
             try {
                 running.await();
@@ -100,7 +102,7 @@ class ShmMixedRanksTest {
             } catch (InterruptedException e) {
                 return;
             }
-            killedAt[0] = System.nanoTime();
+            killedAt.set(System.nanoTime());
             victim.destroyForcibly(); // SIGKILL
         }, "killer");
         killer.start();
@@ -115,12 +117,12 @@ class ShmMixedRanksTest {
                         cases.get(i % cases.size()).run(Ops.of(comm, (i & 1) == 1));
                     }
                 } catch (JcollException e) {
-                    long after = (System.nanoTime() - killedAt[0]) / 1_000_000;
+                    long after = (System.nanoTime() - killedAt.get()) / 1_000_000;
                     System.out.println("mixed ranks: thread rank " + rank + " named rank " + e.peer() + " " + after
                             + " ms after the kill: " + e);
                     assertTrue(e instanceof PeerFailureException, e.toString());
                     assertEquals(2, e.peer(), e.toString());
-                    assertTrue(killedAt[0] != 0 && after <= (TIMEOUT_SECONDS + 1) * 1000L, after + " ms: " + e);
+                    assertTrue(killedAt.get() != 0 && after <= (TIMEOUT_SECONDS + 1) * 1000L, after + " ms: " + e);
                     return after;
                 }
             });
@@ -135,8 +137,6 @@ class ShmMixedRanksTest {
             assertEquals(List.of(), left.toList(), "a file was left in the segment directory");
         }
     }
-
-    private static final int TIMEOUT_SECONDS = 4;
 
     /** The soak's low thresholds, no crews, and segments in {@code dir}: every rank's settings. */
     private static Map<String, String> settings(Path dir) {
