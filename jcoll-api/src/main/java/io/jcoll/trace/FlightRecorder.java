@@ -56,7 +56,8 @@ public final class FlightRecorder {
      * @param bytes       what this rank sends, in bytes
      * @param algorithm   how the transport runs it, or null where the transport (NCCL, MPI) decides inside
      * @param state       where it stands
-     * @param issuedNanos {@link System#nanoTime} at issue; started and ended are 0 until then
+     * @param issuedNanos {@link System#nanoTime} at issue; started and ended are 0 until then, and ended stays 0
+     *                    for a small call that completed ({@link #UNTIMED_BYTES})
      */
     public record Entry(long id, Signature signature, int peer, long bytes, String algorithm, State state,
                         long issuedNanos, long startedNanos, long endedNanos) {
@@ -67,6 +68,14 @@ public final class FlightRecorder {
             return op >= 0 && op < Operation.values().length ? Operation.values()[op] : null;
         }
     }
+
+    /**
+     * A call that moves at most this many bytes a rank and completes is recorded without its end time, as ended
+     * with no time ({@link Entry#endedNanos} 0). A clock read is 24-44 ns on the hosts measured, a tenth of a small
+     * shared-memory call; what a hang's record needs of such a call is that it ended, and its issue and start are
+     * still timed (one read serves both). Failed calls, groups and larger calls are timed.
+     */
+    public static final long UNTIMED_BYTES = 64 * 1024;
 
     private final int capacity;
     private final int slotMask; // the ring's size less one: a power of two, at least capacity
@@ -201,10 +210,14 @@ public final class FlightRecorder {
         }
     }
 
-    /** Marks {@code calls} entries from {@code first} as ended now, completed or failed. */
+    /**
+     * Marks {@code calls} entries from {@code first} as ended now, completed or failed: with the time, but for a
+     * small call that completed ({@link #UNTIMED_BYTES}).
+     */
     public void ended(long first, int calls, boolean completed) {
         if (first >= 0) {
-            mark(first, calls, completed ? State.COMPLETED : State.FAILED, ended, System.nanoTime());
+            boolean timed = !completed || calls > 1 || bytes[slot(first)] > UNTIMED_BYTES;
+            mark(first, calls, completed ? State.COMPLETED : State.FAILED, ended, timed ? System.nanoTime() : 0);
         }
     }
 

@@ -49,10 +49,31 @@ class FlightRecorderTest {
         assertEquals(20, e.get(1).bytes());
         assertNull(e.get(1).algorithm());
         assertEquals("recursive doubling", e.get(2).algorithm());
-        assertTrue(e.get(0).endedNanos() >= e.get(0).startedNanos() && e.get(0).startedNanos() >= e.get(0).issuedNanos());
+        assertTrue(e.get(0).startedNanos() >= e.get(0).issuedNanos());
+        assertEquals(0, e.get(0).endedNanos(), "a small call that completed: ended, without the clock read");
+        assertTrue(e.get(1).endedNanos() >= e.get(1).startedNanos(), "a failed call is timed");
         assertEquals(0, e.get(2).endedNanos(), "not ended");
         r.ended(a, 1, false);
         assertEquals(FlightRecorder.State.COMPLETED, r.entries().get(0).state(), "an ended call stays as it ended");
+    }
+
+    /** Calls larger than {@link FlightRecorder#UNTIMED_BYTES} a rank are timed to their end, the small ones not. */
+    @Test
+    void onlyCallsBeyondTheUntimedSizeRecordTheirEnd() {
+        FlightRecorder r = new FlightRecorder(8);
+        int atLimit = (int) (FlightRecorder.UNTIMED_BYTES / Float.BYTES);
+        long small = r.issued(allReduce(0, atLimit), c -> "ring");
+        long large = r.issued(allReduce(1, atLimit + 1), c -> "ring");
+        for (long id : new long[] {small, large}) {
+            r.started(id, 1);
+            r.ended(id, 1, true);
+        }
+        List<FlightRecorder.Entry> e = r.entries();
+        assertEquals(FlightRecorder.UNTIMED_BYTES, e.get(0).bytes());
+        assertEquals(FlightRecorder.State.COMPLETED, e.get(0).state());
+        assertEquals(0, e.get(0).endedNanos());
+        assertEquals(FlightRecorder.State.COMPLETED, e.get(1).state());
+        assertTrue(e.get(1).endedNanos() >= e.get(1).startedNanos() && e.get(1).startedNanos() > 0);
     }
 
     /** A communicator reads the clock once for an inline call: its issue and start are the same moment. */
