@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where the small Broadcast's time goes on the GPU host's CPUs, in three parts:
 #   FLOOR=1   a one-rank 8-byte call (the call path alone: validation, record, flight recorder, the box; no peer),
-#             the flight recorder on and off (perf's row: out of place, then in place), in ROUNDS rounds;
+#             the bundle's build as it is ("base") and in each of VARIANTS, in ROUNDS rounds;
 #   PROFILE=1 JFR's execution samples of both ranks of a two-rank 8-byte loop (jcoll's own event off);
 #   always    the bundle's build at 8 and 64 B against Open MPI's shared-memory path, with a trial build (OLD_JARS,
 #             "old" in the table) and settings or builds in VARIANTS (default: the recorder off), alternated
@@ -12,15 +12,17 @@
 set -uo pipefail
 source "$(dirname "$0")/steps.sh"
 ROUNDS=${ROUNDS:-3}
+VARIANTS="${VARIANTS-off:JCOLL_TRACE_BUFFER=0}"
 if [ "${FLOOR:-0}" = 1 ]; then
+  read -ra floor_variants <<< "base $VARIANTS"
   {
-    step "one rank, 8 B (the rows: time out of place, in place), --jit-warmup 2000000 -w 100000 -i 3000000"
+    step "one rank, 8 B (time out of place, in place, us), --jit-warmup 2000000 -w 100000 -i 3000000"
     for round in $(seq "$ROUNDS"); do
-      for trace in on off; do
-        buffer=(); [[ $trace == off ]] && buffer=(JCOLL_TRACE_BUFFER=0)
-        row=$(env JCOLL_TRANSPORT=shm "${buffer[@]}" timeout 120 ./jcoll perf broadcast -n 1 -b 8 -e 8 \
-          --jit-warmup 2000000 -w 100000 -i 3000000 2>&1 | awk '/^ +8 /' | head -1)
-        echo "round $round, recorder $trace: $row"
+      for v in "${floor_variants[@]}"; do
+        settings=(); [[ $v == *:* ]] && IFS=, read -ra settings <<< "${v#*:}"
+        env "${settings[@]}" JCOLL_TRANSPORT=shm timeout 120 ./jcoll perf broadcast -n 1 -b 8 -e 8 \
+          --jit-warmup 2000000 -w 100000 -i 3000000 --csv "$OUT/floor.csv" > /dev/null 2>&1
+        echo "round $round ${v%%:*}: $(tail -1 "$OUT/floor.csv" | cut -d, -f8,12)"; rm -f "$OUT/floor.csv"
       done
     done
   } 2>&1 | tee "$OUT/call-floor.log"
@@ -38,5 +40,5 @@ if [ "${PROFILE:-1}" = 1 ]; then
     echo "# $(basename "$f")"; python3 benchmarks/compare/jfr_top.py --top 14 "$f"
   done > "$OUT/profile.txt" 2>&1
 fi
-VARIANTS="${VARIANTS-off:JCOLL_TRACE_BUFFER=0}" TRANSPORT=shm RANKS="${RANKS:-2 4}" OPS=broadcast LO=8 HI=64 FACTOR=8 \
+VARIANTS="$VARIANTS" TRANSPORT=shm RANKS="${RANKS:-2 4}" OPS=broadcast LO=8 HI=64 FACTOR=8 \
   WARM=20000 ITERS=100000 JIT_WARMUP=2000000 ROUNDS="$ROUNDS" LIMIT=200 bash benchmarks/gpu/ab.sh > /dev/null

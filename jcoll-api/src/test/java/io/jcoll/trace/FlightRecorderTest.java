@@ -108,6 +108,8 @@ class FlightRecorderTest {
         List<FlightRecorder.Entry> e = r.entries();
         assertEquals(List.of(4L, -1L, 5L), e.stream().map(x -> x.signature().sequence()).toList());
         assertTrue(e.stream().allMatch(x -> x.state() == FlightRecorder.State.COMPLETED));
+        assertTrue(e.stream().allMatch(x -> x.endedNanos() >= x.startedNanos() && x.startedNanos() > 0),
+                "a group of small calls is timed to its end");
         assertEquals("send-way", e.get(1).algorithm());
     }
 
