@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds or settings of jcoll side by side, alternated in rounds, with Open MPI over TCP timed in the same rounds:
-# for checking what one change does on a machine whose speed drifts (each round runs every variant, then Open MPI).
+# for checking what one change does on a machine whose speed drifts. Each round runs every variant and Open MPI,
+# each round starting one system later in their list, so that none always runs first: one build run both first
+# and third in each round took 1.05-1.11x its first place's time in third place on 32 cores of a Xeon, and
+# 0.89-1.02x on 16 (2 ranks, 8-64 B, 4 rounds; benchmarks/results/gpu-2026-11-29-small-broadcast-trials/).
 #
 #   benchmarks/compare/ab.sh [-n "2"] [-o "broadcast alltoall allgather"] [-b 16M] [-e 16M] [-f 2] [-w 5] [-i 20]
 #                            [-r 3] [--no-mpi] [--transport tcp|shm] [--jit-warmup CALLS] [--in-place] [--probe]
@@ -90,18 +93,20 @@ for op in $ops; do
   for n in $ranks; do
     : > "$work/rows"
     : > "$work/block"  # this op's probes and times as logged, for steady_rounds.py
+    systems=("${variants[@]}")
+    [[ $mpi == 1 ]] && systems+=("@mpi")  # '@': no variant's name
     for r in $(seq 1 "$rounds"); do
       # each round's times are printed as they come (#-lines), so that a run cut short still shows them
-      for v in "${variants[@]}"; do
-        probe_host "$r" "before-${v%%:*}"
-        jcoll_times "$v" "$op" "$n" | sed "s/^/$r ${v%%:*} /" | tee -a "$work/rows" | sed "s/^/# $op $n ranks, round /" \
-          | tee -a "$work/block"
+      k=$(( (r - 1) % ${#systems[@]} ))
+      for v in "${systems[@]:k}" "${systems[@]:0:k}"; do
+        name=${v%%:*}
+        probe_host "$r" "before-${name#@}"
+        if [[ $v == @mpi ]]; then
+          mpi_times "$op" "$n" | sed "s/^/$r mpi /"
+        else
+          jcoll_times "$v" "$op" "$n" | sed "s/^/$r $name /"
+        fi | tee -a "$work/rows" | sed "s/^/# $op $n ranks, round /" | tee -a "$work/block"
       done
-      if [[ $mpi == 1 ]]; then
-        probe_host "$r" before-mpi
-        mpi_times "$op" "$n" | sed "s/^/$r mpi /" | tee -a "$work/rows" | sed "s/^/# $op $n ranks, round /" \
-          | tee -a "$work/block"
-      fi
       probe_host "$r" after
     done
     python3 - "$op" "$n" "$work/rows" "${variants[0]%%:*}" <<'EOF'

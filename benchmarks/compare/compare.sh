@@ -10,7 +10,8 @@
 #                                 [-r 1] [--only "jcoll openmpi openmpi-shm gloo"] [--transport tcp|shm]
 # Sizes up to 64 KB are timed with -W/-I (short calls need many to average out the noise), larger ones with -w/-i.
 # -r ROUNDS runs the systems one after another ROUNDS times (per op and rank count), so that a slow spell on a
-# shared host falls on every system alike; the table then gives medians and the range of the per-round ratios.
+# shared host falls on every system alike, each round starting one system later so that none always runs first;
+# the table then gives medians and the range of the per-round ratios.
 # Needs: mpicc and mpirun (Debian: libopenmpi-dev openmpi-bin), python3 with torch (Debian: python3-torch).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,9 +62,11 @@ for n in $ranks; do
       csv="$out/$system-$op-$n.csv"; log="$out/$system-$op-$n.log"; : > "$log"; rm -f "$csv"
       [[ $system != jcoll ]] && echo "$header" > "$csv"
     done
+    read -ra systems <<< "$only"
     for (( round = 1; round <= rounds; round++ )); do
       echo "== $op, $n ranks$( ((rounds > 1)) && echo ", round $round of $rounds")" >&2
-      for system in $only; do
+      k=$(( (round - 1) % ${#systems[@]} ))  # each round starts one system later: none always runs first (ab.sh)
+      for system in "${systems[@]:k}" "${systems[@]:0:k}"; do
         csv="$out/$system-$op-$n.csv"; log="$out/$system-$op-$n.log"
         for sweep in "${sweeps[@]}"; do
           read -r from to w i <<<"$sweep"
