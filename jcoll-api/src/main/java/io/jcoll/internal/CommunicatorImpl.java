@@ -165,7 +165,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request allReduceAsync(Buffer send, Buffer recv, long count, ReduceOp op) {
-        return submit(issue("allReduce", () -> validator.allReduce(send, recv, count, op, nextSequence)));
+        return submit(issueAsync("allReduce", () -> validator.allReduce(send, recv, count, op, nextSequence)));
     }
 
     @Override
@@ -185,7 +185,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request allGatherAsync(Buffer send, Buffer recv, long count) {
-        return submit(issue("allGather", () -> validator.allGather(send, recv, count, nextSequence)));
+        return submit(issueAsync("allGather", () -> validator.allGather(send, recv, count, nextSequence)));
     }
 
     @Override
@@ -195,7 +195,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request reduceScatterAsync(Buffer send, Buffer recv, long count, ReduceOp op) {
-        return submit(issue("reduceScatter", () -> validator.reduceScatter(send, recv, count, op, nextSequence)));
+        return submit(issueAsync("reduceScatter", () -> validator.reduceScatter(send, recv, count, op, nextSequence)));
     }
 
     @Override
@@ -205,7 +205,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request allToAllAsync(Buffer send, Buffer recv, long countPerRank) {
-        return submit(issue("allToAll", () -> validator.allToAll(send, recv, countPerRank, nextSequence)));
+        return submit(issueAsync("allToAll", () -> validator.allToAll(send, recv, countPerRank, nextSequence)));
     }
 
     @Override
@@ -218,7 +218,7 @@ public final class CommunicatorImpl implements Communicator {
     @Override
     public Request allToAllVAsync(Buffer send, long[] sendCounts, long[] sendOffsets, Buffer recv, long[] recvCounts,
                                   long[] recvOffsets) {
-        return submit(issue("allToAllV", () -> validator.allToAllV(send, sendCounts, sendOffsets, recv, recvCounts,
+        return submit(issueAsync("allToAllV", () -> validator.allToAllV(send, sendCounts, sendOffsets, recv, recvCounts,
                 recvOffsets, nextSequence)));
     }
 
@@ -229,7 +229,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request broadcastAsync(Buffer send, Buffer recv, long count, int root) {
-        return submit(issue("broadcast", () -> validator.broadcast(send, recv, count, root, nextSequence)));
+        return submit(issueAsync("broadcast", () -> validator.broadcast(send, recv, count, root, nextSequence)));
     }
 
     @Override
@@ -239,7 +239,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request reduceAsync(Buffer send, Buffer recv, long count, ReduceOp op, int root) {
-        return submit(issue("reduce", () -> validator.reduce(send, recv, count, op, root, nextSequence)));
+        return submit(issueAsync("reduce", () -> validator.reduce(send, recv, count, op, root, nextSequence)));
     }
 
     @Override
@@ -249,7 +249,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request gatherAsync(Buffer send, Buffer recv, long count, int root) {
-        return submit(issue("gather", () -> validator.gather(send, recv, count, root, nextSequence)));
+        return submit(issueAsync("gather", () -> validator.gather(send, recv, count, root, nextSequence)));
     }
 
     @Override
@@ -259,7 +259,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request scatterAsync(Buffer send, Buffer recv, long count, int root) {
-        return submit(issue("scatter", () -> validator.scatter(send, recv, count, root, nextSequence)));
+        return submit(issueAsync("scatter", () -> validator.scatter(send, recv, count, root, nextSequence)));
     }
 
     @Override
@@ -269,7 +269,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request barrierAsync() {
-        return submit(issue("barrier", () -> validator.barrier(nextSequence)));
+        return submit(issueAsync("barrier", () -> validator.barrier(nextSequence)));
     }
 
     @Override
@@ -279,7 +279,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request sendAsync(Buffer data, long count, int peer) {
-        return submit(issue("send", () -> validator.send(data, count, peer)));
+        return submit(issueAsync("send", () -> validator.send(data, count, peer)));
     }
 
     @Override
@@ -289,7 +289,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Request recvAsync(Buffer data, long count, int peer) {
-        return submit(issue("recv", () -> validator.recv(data, count, peer)));
+        return submit(issueAsync("recv", () -> validator.recv(data, count, peer)));
     }
 
     // ---- sub-communicators
@@ -355,8 +355,10 @@ public final class CommunicatorImpl implements Communicator {
         }
     }
 
-    /** The group's calls, numbered now, as one call; the group is closed whatever happens. */
-    Issued issueGroup(GroupImpl group, List<Call> calls) {
+    /**
+     * The group's calls, numbered now, as one call, blocking or {@code async}; the group is closed whatever happens.
+     */
+    Issued issueGroup(GroupImpl group, List<Call> calls, boolean async) {
         synchronized (issueLock) {
             if (openGroup == group) {
                 openGroup = null;
@@ -368,7 +370,7 @@ public final class CommunicatorImpl implements Communicator {
                 numbered.add(c.operation().isCollective() ? c.withSequence(nextSequence++) : c);
             }
             return Call.group(numbered);
-        });
+        }, async);
     }
 
     // ---- abort
@@ -475,24 +477,48 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /**
-     * A call, whether it must queue behind asynchronous calls issued before it, its flight-recorder entry, and, for
-     * an inline call, the {@link System#nanoTime} at which it took the run lock: the moment it was issued unless
-     * another thread's call held the lock, so that one clock read usually serves the call's record, start and
-     * deadline (each read is 20-30 ns, a tenth of a small shared-memory call).
+     * A call, whether it runs inline (on the caller's thread, or enqueued by it on a transport's own queue) or on the
+     * worker, its flight-recorder entry, for an inline call the {@link System#nanoTime} at which it took the run lock
+     * (the moment it was issued unless another thread's call held the lock, so that one clock read usually serves the
+     * call's record, start and deadline: each read is 20-30 ns, a tenth of a small shared-memory call), and for any
+     * other its place in the worker's queue.
      */
-    record Issued(Call call, boolean inline, long traceId, long lockedNanos) {
+    record Issued(Call call, boolean inline, long traceId, long lockedNanos, WorkerSlot slot) {
 
-        /** When the call starts running: when it took the run lock where it runs inline, else now (it was queued). */
+        /** When the call starts running: when it took the run lock where it runs inline, else now (on the worker). */
         long startNanos() {
             return inline ? lockedNanos : System.nanoTime();
         }
     }
 
     /**
-     * Validates and numbers a call. An inline call leaves here holding the run
-     * lock, so that no call issued after it can run before it.
+     * A call's place in the worker's queue, taken as the call is issued, and its work, handed over once the caller
+     * has it: so that the worker runs calls in issue order whichever thread issued them, and however soon after
+     * issuing each hands its work over.
      */
+    private static final class WorkerSlot {
+        final CompletableFuture<Supplier<?>> work = new CompletableFuture<>();
+        final CompletableFuture<Object> done = new CompletableFuture<>();
+    }
+
+    /** {@link #issue(String, Validation, boolean)} of a blocking call. */
     private Issued issue(String operation, Validation v) {
+        return issue(operation, v, false);
+    }
+
+    /** {@link #issue(String, Validation, boolean)} of an asynchronous call (a request is returned). */
+    private Issued issueAsync(String operation, Validation v) {
+        return issue(operation, v, true);
+    }
+
+    /**
+     * Validates and numbers a call, and fixes its place in the order calls run in before any other call can be
+     * issued: a call runs inline where nothing is queued on the worker and it blocks (or the transport has a queue of
+     * its own, a GPU stream), and leaves here holding the run lock; any other takes its place in the worker's queue
+     * here ({@link WorkerSlot}). Both happen under the issue lock, so that a call issued after it, by any thread, runs
+     * after it.
+     */
+    private Issued issue(String operation, Validation v, boolean async) {
         synchronized (issueLock) {
             ensureOpen(operation);
             if (openGroup != null && !operation.equals("group")) {
@@ -514,12 +540,15 @@ public final class CommunicatorImpl implements Communicator {
             }
             long now = System.nanoTime();
             long traceId = recorder.issued(call, algorithmOf, now);
-            boolean inline = queued.get() == 0;
-            if (inline && !runLock.tryLock()) {
+            boolean inline = queued.get() == 0 && (!async || transport.enqueues());
+            if (!inline) {
+                return new Issued(call, false, traceId, now, queueOnWorker());
+            }
+            if (!runLock.tryLock()) {
                 runLock.lock(); // another thread's call is running: this one starts after it
                 now = System.nanoTime();
             }
-            return new Issued(call, inline, traceId, now);
+            return new Issued(call, true, traceId, now, null);
         }
     }
 
@@ -568,10 +597,11 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /** Runs {@code work} after every call issued before it, and before any issued after it; returns its result. */
+    @SuppressWarnings("unchecked") // the slot's result is what work returns
     private <T> T runExclusive(Issued issued, Supplier<T> work) {
         if (!issued.inline()) {
-            CompletableFuture<T> done = queue(work);
-            return new FutureRequest<>(done, issued.call().operation().label()).result();
+            issued.slot().work.complete(work);
+            return (T) new FutureRequest<>(issued.slot().done, issued.call().operation().label()).result();
         }
         try {
             return work.get();
@@ -582,45 +612,44 @@ public final class CommunicatorImpl implements Communicator {
 
     /** Starts an issued call and returns its request ({@link Group#end()}, too). */
     Request submit(Issued issued) {
-        if (transport.enqueues()) {
-            return enqueue(issued);
-        }
         if (issued.inline()) {
-            runLock.unlock(); // asynchronous calls always go through the worker, in issue order
+            return enqueue(issued); // only a transport with a queue of its own runs an asynchronous call inline
         }
-        Issued onWorker = new Issued(issued.call(), false, issued.traceId(), 0); // starts when the worker runs it
-        return new FutureRequest<>(queue(() -> {
-            execute(onWorker);
+        issued.slot().work.complete(() -> {
+            execute(issued);
             return null;
-        }), issued.call().operation().label());
+        });
+        return new FutureRequest<>(issued.slot().done, issued.call().operation().label());
     }
 
-    /** Runs {@code work} on the worker, after everything queued before it, under the run lock. */
-    private <T> CompletableFuture<T> queue(Supplier<T> work) {
-        CompletableFuture<T> done = new CompletableFuture<>();
-        synchronized (issueLock) {
-            queued.incrementAndGet();
-            last = done;
-            worker().execute(() -> {
+    /**
+     * A place in the worker's queue, taken under the issue lock: the worker runs its work, once handed over, after
+     * everything queued before it, under the run lock.
+     */
+    private WorkerSlot queueOnWorker() {
+        WorkerSlot slot = new WorkerSlot();
+        queued.incrementAndGet();
+        last = slot.done;
+        worker().execute(() -> {
+            try {
+                Supplier<?> work = slot.work.join(); // handed over as soon as issue() returns
                 runLock.lock();
                 try {
-                    done.complete(work.get());
-                } catch (Throwable t) {
-                    done.completeExceptionally(t);
+                    slot.done.complete(work.get());
                 } finally {
                     runLock.unlock();
-                    queued.decrementAndGet();
                 }
-            });
-        }
-        return done;
+            } catch (Throwable t) {
+                slot.done.completeExceptionally(t);
+            } finally {
+                queued.decrementAndGet();
+            }
+        });
+        return slot;
     }
 
     /** A transport with its own queue (a GPU stream): start the call here, in issue order, and wait on its end. */
     private Request enqueue(Issued issued) {
-        if (!issued.inline()) {
-            runLock.lock();
-        }
         Call call = issued.call();
         long start = issued.startNanos();
         CollectiveEvent event = started(issued, start);

@@ -110,7 +110,7 @@ final class GroupImpl implements Group {
     @Override
     public Request end() {
         if (ended == null) {
-            ended = comm.submit(comm.issueGroup(this, calls));
+            ended = comm.submit(comm.issueGroup(this, calls, true));
         }
         return ended;
     }
@@ -119,7 +119,7 @@ final class GroupImpl implements Group {
     public void close() {
         if (ended == null) {
             ended = DONE;
-            comm.run(comm.issueGroup(this, calls)); // on this thread: no hand-off to the worker
+            comm.run(comm.issueGroup(this, calls, false)); // on this thread: no hand-off to the worker
         } else {
             ended.await();
         }
