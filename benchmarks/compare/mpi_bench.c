@@ -7,6 +7,10 @@
  *
  *   mpicc -O2 -o mpi_bench mpi_bench.c
  *   mpirun -np 4 --mca btl tcp,self ./mpi_bench allreduce MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS
+ *
+ * MPI_BENCH_THREADS=multiple initialises MPI with MPI_THREAD_MULTIPLE, the level whose guarantee a jcoll
+ * communicator gives (calls from any thread): Open MPI then takes its locks on every call, as jcoll does. Without
+ * it MPI runs at MPI_THREAD_SINGLE, where it takes none.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -34,7 +38,13 @@ static int run(const char *op, float *send, float *recv, long total, int n) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    const char *threads = getenv("MPI_BENCH_THREADS");
+    int multiple = threads != NULL && strcmp(threads, "multiple") == 0, provided = MPI_THREAD_SINGLE;
+    if (multiple) {
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     int rank, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -42,6 +52,10 @@ int main(int argc, char **argv) {
         if (rank == 0) fprintf(stderr, "usage: mpi_bench OP MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS\n");
         MPI_Finalize();
         return 2;
+    }
+    if (multiple && provided != MPI_THREAD_MULTIPLE) {
+        if (rank == 0) fprintf(stderr, "mpi_bench: MPI_THREAD_MULTIPLE asked for, %d provided\n", provided);
+        MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *op = argv[1];
     long min = atol(argv[2]), max = atol(argv[3]), factor = atol(argv[4]);
