@@ -477,17 +477,22 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /**
-     * A call, whether it runs inline (on the caller's thread, or enqueued by it on a transport's own queue) or on the
-     * worker, its flight-recorder entry, for an inline call the {@link System#nanoTime} at which it took the run lock
-     * (the moment it was issued unless another thread's call held the lock, so that one clock read usually serves the
-     * call's record, start and deadline: each read is 20-30 ns, a tenth of a small shared-memory call), and for any
-     * other its place in the worker's queue.
+     * A call, its flight-recorder entry, and either, for a call that runs inline (on the caller's thread, or enqueued
+     * by it on a transport's own queue), the {@link System#nanoTime} at which it took the run lock (the moment it was
+     * issued unless another thread's call held the lock, so that one clock read usually serves the call's record,
+     * start and deadline: each read is 20-30 ns, a tenth of a small shared-memory call), or, for any other, its place
+     * in the worker's queue.
      */
-    record Issued(Call call, boolean inline, long traceId, long lockedNanos, WorkerSlot slot) {
+    record Issued(Call call, long traceId, long lockedNanos, WorkerSlot slot) {
+
+        /** Whether the call runs inline: it holds the run lock, and has no place in the worker's queue. */
+        boolean inline() {
+            return slot == null;
+        }
 
         /** When the call starts running: when it took the run lock where it runs inline, else now (on the worker). */
         long startNanos() {
-            return inline ? lockedNanos : System.nanoTime();
+            return inline() ? lockedNanos : System.nanoTime();
         }
     }
 
@@ -542,28 +547,26 @@ public final class CommunicatorImpl implements Communicator {
             long traceId = recorder.issued(call, algorithmOf, now);
             boolean inline = queued.get() == 0 && (!async || transport.enqueues());
             if (!inline) {
-                return new Issued(call, false, traceId, now, queueOnWorker());
+                return new Issued(call, traceId, 0, queueOnWorker());
             }
             if (!runLock.tryLock()) {
                 runLock.lock(); // another thread's call is running: this one starts after it
                 now = System.nanoTime();
             }
-            return new Issued(call, true, traceId, now, null);
+            return new Issued(call, traceId, now, null);
         }
     }
 
     /**
-     * Runs an issued call on this thread, in issue order (a group closed by try-with-resources, too). The common
-     * case, nothing queued before it, runs straight into {@link #execute} rather than through the supplier of
-     * {@link #runExclusive}: each level of calls between the caller and the transport's stores is one the JIT may
-     * no longer inline into (its depth limit), and a small call is a few hundred nanoseconds.
+     * Runs an issued call in issue order and waits for it (a group closed by try-with-resources, too): on the worker
+     * where calls are queued before it, else on this thread. That common case runs straight into {@link #execute}
+     * rather than through the supplier of {@link #runExclusive}: each level of calls between the caller and the
+     * transport's stores is one the JIT may no longer inline into (its depth limit), and a small call is a few
+     * hundred nanoseconds.
      */
     void run(Issued issued) {
         if (!issued.inline()) {
-            runExclusive(issued, () -> {
-                execute(issued);
-                return null;
-            });
+            submit(issued).await(); // on the worker, behind the calls queued before it
             return;
         }
         try {
@@ -600,8 +603,7 @@ public final class CommunicatorImpl implements Communicator {
     @SuppressWarnings("unchecked") // the slot's result is what work returns
     private <T> T runExclusive(Issued issued, Supplier<T> work) {
         if (!issued.inline()) {
-            issued.slot().work.complete(work);
-            return (T) new FutureRequest<>(issued.slot().done, issued.call().operation().label()).result();
+            return (T) onWorker(issued, work).result();
         }
         try {
             return work.get();
@@ -615,10 +617,15 @@ public final class CommunicatorImpl implements Communicator {
         if (issued.inline()) {
             return enqueue(issued); // only a transport with a queue of its own runs an asynchronous call inline
         }
-        issued.slot().work.complete(() -> {
+        return onWorker(issued, () -> {
             execute(issued);
             return null;
         });
+    }
+
+    /** Hands {@code work} to the worker at the place {@code issued} took in its queue; the request waits for it. */
+    private FutureRequest<Object> onWorker(Issued issued, Supplier<?> work) {
+        issued.slot().work.complete(work);
         return new FutureRequest<>(issued.slot().done, issued.call().operation().label());
     }
 
