@@ -139,6 +139,18 @@ public final class Jcoll {
         public Builder transport(String name) { return set("JCOLL_TRANSPORT", name); }
 
         /**
+         * Confines the communicator to one thread ({@code JCOLL_THREADS=one}), the first that calls it (each
+         * communicator split from it, likewise, to the first that calls that one), as MPI's
+         * {@code MPI_THREAD_FUNNELED} does; in return its calls take no lock, and its small calls over shared memory
+         * read no clock (their timeout runs from their first wait that blocks). A call from another thread is refused;
+         * {@code abort()} may still come from any thread (a watchdog's), and the owner's next call or {@code close()}
+         * then releases the transport. Asynchronous calls run on the communicator's worker as ever.
+         *
+         * @return this builder
+         */
+        public Builder confined() { return set("JCOLL_THREADS", "one"); }
+
+        /**
          * Any other setting, by its environment-variable name.
          *
          * @param key the setting, by its environment-variable name

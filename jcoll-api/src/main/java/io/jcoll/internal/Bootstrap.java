@@ -133,8 +133,10 @@ public final class Bootstrap {
     /** Forms a communicator, rank 0's rendezvous address coming through {@code given} where that is not null. */
     public static Communicator create(Settings settings, GivenRendezvous given) {
         io.jcoll.trace.TraceConfig trace;
+        boolean confined;
         try {
             trace = io.jcoll.trace.TraceConfig.from(settings); // before anything is opened that a bad value would leak
+            confined = CommunicatorImpl.confinedUnder(settings);
             CpuPlacement.widens(settings);
         } catch (IllegalArgumentException e) {
             throw new BootstrapException("bootstrap", JcollException.NONE, JcollException.NONE, e.getMessage());
@@ -215,7 +217,7 @@ public final class Bootstrap {
             CommunicatorImpl comm = new CommunicatorImpl(rank, cfg.size(), cfg.localRank(), hostId,
                     info, cfg.timeout(), transport, rendezvous, scoped,
                     new JobDoctor.Context(HostIdentity.name(settings), advertise, settings),
-                    trace);
+                    trace, confined);
             if (watch != null) {
                 watch.start(comm::peerDeparted);
                 int me = rank;

@@ -80,6 +80,8 @@ public final class CommunicatorImpl implements Communicator {
     private final java.util.concurrent.atomic.AtomicBoolean traceWritten; // shared by a tree: one file a failure
     private final java.util.function.Function<Call, String> algorithmOf;   // made once: issuing allocates nothing
 
+    private final boolean confined;           // only one thread may call it, its owner (JCOLL_THREADS=one)
+    private volatile Thread owner;            // under confined: the first thread that called it; null until then
     private final Object issueLock = new Object();
     private final ReentrantLock runLock = new ReentrantLock();
     private final AtomicInteger queued = new AtomicInteger();
@@ -101,21 +103,26 @@ public final class CommunicatorImpl implements Communicator {
     public CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                             Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store) {
         this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null, null,
-                TraceConfig.from(io.jcoll.spi.Settings.fromEnvironment()), "world");
+                TraceConfig.from(io.jcoll.spi.Settings.fromEnvironment()), "world", false);
     }
 
-    /** A communicator bootstrap formed, which can run the job-wide doctor. */
+    /**
+     * A communicator bootstrap formed, which can run the job-wide doctor.
+     *
+     * @param confined whether only one thread may call it, the first that does ({@code JCOLL_THREADS=one})
+     */
     CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                      Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store,
-                     JobDoctor.Context doctor, TraceConfig trace) {
+                     JobDoctor.Context doctor, TraceConfig trace, boolean confined) {
         this(rank, size, localRank, hostId, info, timeout, transport, rendezvous, store, null, null, doctor, trace,
-                "world");
+                "world", confined);
     }
 
     private CommunicatorImpl(int rank, int size, int localRank, long hostId, TransportInfo info, Duration timeout,
                              Transport transport, AutoCloseable rendezvous, io.jcoll.bootstrap.Store store,
                              CommunicatorImpl parent, int[] members, JobDoctor.Context doctor, TraceConfig trace,
-                             String traceName) {
+                             String traceName, boolean confined) {
+        this.confined = confined;
         this.doctor = doctor;
         this.trace = trace;
         this.recorder = new FlightRecorder(trace.capacity());
@@ -141,6 +148,33 @@ public final class CommunicatorImpl implements Communicator {
         this.parent = parent;
         this.members = members;
         this.validator = new CallValidator(rank, size, transport);
+    }
+
+    /**
+     * Whether a communicator formed now is confined to one thread ({@code JCOLL_THREADS}): {@code one}, the first
+     * that calls it, whose calls then take no lock; {@code any} (the default), any thread.
+     *
+     * @throws IllegalArgumentException for another value
+     */
+    static boolean confinedUnder(io.jcoll.spi.Settings settings) {
+        String threads = settings.get("JCOLL_THREADS").orElse("any").trim();
+        return switch (threads.toLowerCase(java.util.Locale.ROOT)) {
+            case "any" -> false;
+            case "one" -> true;
+            default -> throw new IllegalArgumentException("JCOLL_THREADS=" + threads + " is neither any (calls from "
+                    + "any thread, the default) nor one (calls from one thread only, which then take no lock)");
+        };
+    }
+
+    private static final java.lang.invoke.VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = java.lang.invoke.MethodHandles.lookup().findVarHandle(CommunicatorImpl.class, "owner",
+                    Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     @Override public int rank() { return rank; }
@@ -303,7 +337,7 @@ public final class CommunicatorImpl implements Communicator {
         return runExclusive(issued, () -> {
             long start = issued.startNanos();
             return traced(issued, start, () -> {
-                transport.execute(exchange, start + timeoutNanos);
+                transport.execute(exchange, deadline(issued, start));
                 SplitRequest request = SplitGroups.request(rank, all, "split" + exchange.sequence() + "/");
                 Transport child = transport.split(request);
                 if (child == null) {
@@ -312,7 +346,7 @@ public final class CommunicatorImpl implements Communicator {
                 CommunicatorImpl c = new CommunicatorImpl(request.rank(), request.size(), request.localRank(), hostId,
                         childInfo(request), timeout, child, () -> { },
                         store == null ? null : store.scoped(request.scope()), this, request.members(), doctor, trace,
-                        traceName + "/split#" + exchange.sequence() + "(color " + request.color() + ")");
+                        traceName + "/split#" + exchange.sequence() + "(color " + request.color() + ")", confined);
                 children.add(c);
                 return Optional.<Communicator>of(c);
             });
@@ -344,6 +378,9 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Group group() {
+        if (confined) {
+            requireOwner("group");
+        }
         synchronized (issueLock) {
             ensureOpen("group");
             if (openGroup != null) {
@@ -445,8 +482,17 @@ public final class CommunicatorImpl implements Communicator {
         impose(why, false);
     }
 
-    /** Fails every pending and later call with {@code why}; tears the transport down, or interrupts a running call. */
+    /**
+     * Fails every pending and later call with {@code why}; tears the transport down, or interrupts a running call
+     * (on a communicator confined to one thread, any call of its owner's from another thread: it holds no lock that
+     * would say whether one runs).
+     */
     private void impose(JcollException why, boolean byUser) {
+        impose(why, byUser, true);
+    }
+
+    /** {@link #impose(JcollException, boolean)}, the flight recorder written out where {@code traced}. */
+    private void impose(JcollException why, boolean byUser, boolean traced) {
         synchronized (this) {
             if (failure != null || closed) {
                 return;
@@ -455,8 +501,12 @@ public final class CommunicatorImpl implements Communicator {
             abortedByUser = byUser;
             failure = why;
         }
-        writeTrace(why);
-        if (runLock.tryLock()) {
+        if (traced) {
+            writeTrace(why);
+        }
+        if (confined && Thread.currentThread() != owner) {
+            transport.interrupt(why); // a confined call takes no run lock: the owner's next call or close tears down
+        } else if (runLock.tryLock()) {
             try {
                 if (!transportDone) {
                     transportDone = true;
@@ -478,21 +528,23 @@ public final class CommunicatorImpl implements Communicator {
 
     /**
      * A call, its flight-recorder entry, and either, for a call that runs inline (on the caller's thread, or enqueued
-     * by it on a transport's own queue), the {@link System#nanoTime} at which it took the run lock (the moment it was
-     * issued unless another thread's call held the lock, so that one clock read usually serves the call's record,
-     * start and deadline: each read is 20-30 ns, a tenth of a small shared-memory call), or, for any other, its place
-     * in the worker's queue.
+     * by it on a transport's own queue), the {@link System#nanoTime} at which it was free to run (the moment it was
+     * issued unless another thread's call held the run lock, so that one clock read usually serves the call's record,
+     * start and deadline: each read is 20-30 ns, a tenth of a small shared-memory call) and whether it holds the run
+     * lock (a communicator confined to one thread takes none), or, for any other, its place in the worker's queue.
+     * A small inline call of a confined communicator whose transport times its waits itself reads no clock at all:
+     * it is {@code untimed}, and its limit runs from its first wait that blocks ({@link Transport#FROM_FIRST_WAIT}).
      */
-    record Issued(Call call, long traceId, long lockedNanos, WorkerSlot slot) {
+    record Issued(Call call, long traceId, long freeNanos, boolean untimed, boolean holdsRunLock, WorkerSlot slot) {
 
-        /** Whether the call runs inline: it holds the run lock, and has no place in the worker's queue. */
+        /** Whether the call runs inline: it has no place in the worker's queue. */
         boolean inline() {
             return slot == null;
         }
 
-        /** When the call starts running: when it took the run lock where it runs inline, else now (on the worker). */
+        /** When the call starts running: when it was free to run where it runs inline, else now (on the worker). */
         long startNanos() {
-            return inline() ? lockedNanos : System.nanoTime();
+            return inline() ? freeNanos : System.nanoTime();
         }
     }
 
@@ -521,40 +573,105 @@ public final class CommunicatorImpl implements Communicator {
      * issued: a call runs inline where nothing is queued on the worker and it blocks (or the transport has a queue of
      * its own, a GPU stream), and leaves here holding the run lock; any other takes its place in the worker's queue
      * here ({@link WorkerSlot}). Both happen under the issue lock, so that a call issued after it, by any thread, runs
-     * after it.
+     * after it. A communicator confined to one thread takes neither lock ({@link #issueConfined}).
      */
     private Issued issue(String operation, Validation v, boolean async) {
+        if (confined) {
+            return issueConfined(operation, v, async);
+        }
         synchronized (issueLock) {
-            ensureOpen(operation);
-            if (openGroup != null && !operation.equals("group")) {
-                throw new InvalidArgumentException(operation, rank, JcollException.NONE, "a group is open on this "
-                        + "communicator (" + openGroup.size() + " calls recorded): record this call in the group, or "
-                        + "end() the group first; a call made now would run before the group's calls");
-            }
-            Call call;
-            try {
-                call = v.validate();
-            } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
-                throw new InvalidArgumentException(operation, rank, JcollException.NONE, e.getMessage());
-            }
-            if (call.operation().isCollective()) {
-                nextSequence++; // numbered only once accepted, so a rejected call leaves ranks in step
-            }
-            if (history != null) {
-                history.issued(call);
-            }
+            Call call = numbered(operation, v);
             long now = System.nanoTime();
             long traceId = recorder.issued(call, algorithmOf, now);
-            boolean inline = queued.get() == 0 && (!async || transport.enqueues());
-            if (!inline) {
-                return new Issued(call, traceId, 0, queueOnWorker());
+            if (!runsInline(async)) {
+                return new Issued(call, traceId, 0, false, false, queueOnWorker());
             }
             if (!runLock.tryLock()) {
                 runLock.lock(); // another thread's call is running: this one starts after it
                 now = System.nanoTime();
             }
-            return new Issued(call, traceId, now, null);
+            return new Issued(call, traceId, now, false, true, null);
         }
+    }
+
+    /**
+     * {@link #issue} on a communicator confined to one thread ({@code JCOLL_THREADS=one}): only its owner, the first
+     * thread that called it, issues calls, so they are numbered and run in the order it issues them, and an inline
+     * call needs no run lock, as nothing else runs then: the worker has finished every call queued on it
+     * ({@link #queued} is 0), and another thread's abort only interrupts ({@link #impose}). Every lock taken or given
+     * back is an atomic instruction, which waits for the call's stores into shared memory to reach other cores; with
+     * neither lock, and no clock read where the transport times its waits from the first that blocks, small
+     * Broadcasts and AllReduces over shared memory took 0.76-1.12x the time of calls from any thread on 32 Xeon
+     * cores, less at 12 of 16 points (benchmarks/RESULTS.md, "Calls confined to one thread").
+     */
+    private Issued issueConfined(String operation, Validation v, boolean async) {
+        requireOwner(operation);
+        Call call = numbered(operation, v);
+        boolean inline = runsInline(async);
+        boolean untimed = inline && transport.timesFromFirstWait()
+                && call.members().isEmpty() && FlightRecorder.bytes(call) <= FlightRecorder.UNTIMED_BYTES;
+        long now = untimed ? 0 : System.nanoTime(); // 0: the flight recorder's "not timed"
+        long traceId = recorder.issued(call, algorithmOf, now);
+        return new Issued(call, traceId, now, untimed, false, inline ? null : queueOnWorker());
+    }
+
+    /**
+     * The checks and numbering of {@link #issue}: the communicator open, no group open, the arguments valid. A
+     * collective is numbered only once accepted, so that a rejected call leaves ranks in step.
+     */
+    private Call numbered(String operation, Validation v) {
+        ensureOpen(operation);
+        if (openGroup != null && !operation.equals("group")) {
+            throw new InvalidArgumentException(operation, rank, JcollException.NONE, "a group is open on this "
+                    + "communicator (" + openGroup.size() + " calls recorded): record this call in the group, or "
+                    + "end() the group first; a call made now would run before the group's calls");
+        }
+        Call call;
+        try {
+            call = v.validate();
+        } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+            throw new InvalidArgumentException(operation, rank, JcollException.NONE, e.getMessage());
+        }
+        if (call.operation().isCollective()) {
+            nextSequence++;
+        }
+        if (history != null) {
+            history.issued(call);
+        }
+        return call;
+    }
+
+    /** Whether a call runs inline ({@link #issue}): nothing queued on the worker, and it blocks or is enqueued. */
+    private boolean runsInline(boolean async) {
+        return queued.get() == 0 && (!async || transport.enqueues());
+    }
+
+    /**
+     * On a communicator confined to one thread, that the caller is its owner, the first thread that called it (which
+     * it becomes here): another thread's call would run alongside the owner's, with no lock between them.
+     */
+    private void requireOwner(String operation) {
+        Thread caller = Thread.currentThread();
+        Thread first = owner;
+        if (first == caller || first == null && OWNER.compareAndSet(this, null, caller)) {
+            return;
+        }
+        throw new InvalidArgumentException(operation, rank, JcollException.NONE, "this communicator is confined to "
+                + "one thread (JCOLL_THREADS=one), \"" + owner.getName() + "\", the first that called it, and thread \""
+                + caller.getName() + "\" called it; make every call from that thread (abort() may come from any), or "
+                + "leave JCOLL_THREADS unset to call it from several");
+    }
+
+    /** Gives back the run lock an inline call took, where it took one. */
+    private void releaseRun(Issued issued) {
+        if (issued.holdsRunLock()) {
+            runLock.unlock();
+        }
+    }
+
+    /** The deadline {@code issued}'s transport work gets, started at {@code start}. */
+    private long deadline(Issued issued, long start) {
+        return issued.untimed() ? Transport.FROM_FIRST_WAIT : start + timeoutNanos;
     }
 
     /**
@@ -572,7 +689,7 @@ public final class CommunicatorImpl implements Communicator {
         try {
             execute(issued);
         } finally {
-            runLock.unlock();
+            releaseRun(issued);
         }
     }
 
@@ -589,7 +706,7 @@ public final class CommunicatorImpl implements Communicator {
         try {
             ensureOpen(call.operation().label());
             try {
-                transport.execute(call, start + timeoutNanos);
+                transport.execute(call, deadline(issued, start));
             } catch (RuntimeException | Error e) {
                 throw failure(call, e);
             }
@@ -608,7 +725,7 @@ public final class CommunicatorImpl implements Communicator {
         try {
             return work.get();
         } finally {
-            runLock.unlock();
+            releaseRun(issued);
         }
     }
 
@@ -662,12 +779,12 @@ public final class CommunicatorImpl implements Communicator {
         CollectiveEvent event = started(issued, start);
         Transport.Completion completion;
         try {
-            completion = guarded(call, () -> transport.enqueue(call, start + timeoutNanos));
+            completion = guarded(call, () -> transport.enqueue(call, deadline(issued, start)));
         } catch (RuntimeException e) {
             ended(issued, event, false);
             throw e;
         } finally {
-            runLock.unlock();
+            releaseRun(issued);
         }
         return new CompletionRequest(completion, issued, event);
     }
@@ -836,11 +953,14 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void close() {
+        if (confined) {
+            requireOwner("close"); // its teardown would pull the transport from under a call of the owner's
+        }
         RuntimeException first = null;
         // children first: a parent's close must not leave one of them running on its own
         for (CommunicatorImpl child : children) {
             try {
-                child.close();
+                child.closeWithParent();
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }
@@ -901,6 +1021,26 @@ public final class CommunicatorImpl implements Communicator {
         if (first != null) {
             throw first;
         }
+    }
+
+    /**
+     * This communicator's part in its parent's close: closed here; or, where it is confined to another thread, which
+     * may be in one of its calls now (no lock would say), failed, so that the owner's wait ends and its next call is
+     * refused, and released by the owner's close, as after an abort from another thread.
+     */
+    private void closeWithParent() {
+        Thread first = owner;
+        if (!confined || first == null || first == Thread.currentThread()) {
+            close();
+            return;
+        }
+        for (CommunicatorImpl child : children) {
+            child.closeWithParent();
+        }
+        impose(new CommunicatorClosedException("close", rank, JcollException.NONE, "the communicator is closed: its "
+                + "parent was closed (on thread \"" + Thread.currentThread().getName() + "\"), which closes every "
+                + "communicator split from it; close() it on thread \"" + first.getName() + "\", whose calls it is "
+                + "confined to, to release it"), true, false); // a close, not a failure: no flight-recorder file
     }
 
     /** A request over a transport's own completion (a CUDA event): waiting costs no thread hand-off. */

@@ -22,9 +22,25 @@ public interface Transport extends AutoCloseable {
      * A failure other than a rejected argument leaves the transport unusable:
      * the communicator aborts it.
      *
-     * @param deadlineNanos {@link System#nanoTime()} by which the call must finish
+     * @param deadlineNanos {@link System#nanoTime()} by which the call must finish; or, to a transport that
+     *                      {@link #timesFromFirstWait}, {@link #FROM_FIRST_WAIT}
      */
     void execute(Call call, long deadlineNanos);
+
+    /**
+     * A deadline that is no time: the call must finish within its communicator's timeout of its first wait that
+     * blocks. Given only to a transport that {@link #timesFromFirstWait}, for a small call that would otherwise read
+     * the clock only for its deadline.
+     */
+    long FROM_FIRST_WAIT = Long.MIN_VALUE;
+
+    /**
+     * Whether this transport takes {@link #FROM_FIRST_WAIT} for a deadline: it reads the clock anyway once a wait
+     * has gone on a while, and knows the communicator's timeout.
+     */
+    default boolean timesFromFirstWait() {
+        return false;
+    }
 
     /**
      * How this transport will run {@code call}, in a few words ({@code ring}, {@code recursive doubling x2

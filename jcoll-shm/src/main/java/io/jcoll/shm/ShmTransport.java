@@ -70,7 +70,8 @@ final class ShmTransport implements Transport {
         this.control = new Control(segment.buffer(), layout);
         boolean oversubscribed = context.localSize() > Runtime.getRuntime().availableProcessors();
         this.waiter = new Waiter(context.rank(), control, segment,
-                context.settings().getDuration("JCOLL_SHM_SPIN", DEFAULT_SPIN).toNanos(), oversubscribed);
+                context.settings().getDuration("JCOLL_SHM_SPIN", DEFAULT_SPIN).toNanos(), oversubscribed,
+                context.timeout().toNanos());
         HostMemory stages = HostMemory.pinnedOrDirect();
         this.crew = new Crew("jcoll-shm-crew-r" + context.rank(), crewSize(context.settings(), context.localSize(),
                 Runtime.getRuntime().availableProcessors()), PendingFault::raise);
@@ -200,6 +201,12 @@ final class ShmTransport implements Transport {
     public String unsupportedReason(Buffer buffer) {
         return buffer instanceof StagedAccess ? null
                 : "it can reach only buffers that offer staged access (host buffers, jcoll device buffers)";
+    }
+
+    /** Its waits read the clock once they have spun a while ({@link Waiter#until}), and it knows the timeout. */
+    @Override
+    public boolean timesFromFirstWait() {
+        return true;
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.jcoll.exceptions.PeerFailureException;
 import io.jcoll.exceptions.ProtocolException;
 
 import io.jcoll.spi.Call;
+import io.jcoll.spi.Transport;
 
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
@@ -40,13 +41,16 @@ final class Waiter {
 
     private String operation = "bootstrap";
     private Call call;                        // described only for a message: not on every call's path
+    private final long timeoutNanos;
     private long deadline = Long.MAX_VALUE;
+    private boolean deadlineAtFirstWait;      // the call's deadline is its first timed turn's clock plus the timeout
     private String outsideCalls = "the setup of the shared segment"; // what waits outside calls are for (close
                                                                       // sets its own: nothing is set up after it)
     private IntFunction<JcollException> disagreement; // the current collective against a peer's record; null: none
 
-    Waiter(int rank, Control control, Segment segment, long spinNanos, boolean yieldAtOnce) {
+    Waiter(int rank, Control control, Segment segment, long spinNanos, boolean yieldAtOnce, long timeoutNanos) {
         this.rank = rank;
+        this.timeoutNanos = timeoutNanos;
         this.control = control;
         this.segment = segment;
         this.spinNanos = spinNanos;
@@ -56,11 +60,16 @@ final class Waiter {
         this.processes = none;
     }
 
-    /** What the next waits belong to, for messages (null: the segment's setup), and when they must end. */
+    /**
+     * What the next waits belong to, for messages (null: the segment's setup), and when they must end: by
+     * {@code deadlineNanos}, or, for {@link Transport#FROM_FIRST_WAIT}, within the timeout of the first wait that
+     * goes on long enough to read the clock ({@link #until}), so that a call whose waits all end sooner reads none.
+     */
     void begin(Call call, long deadlineNanos) {
         this.operation = call == null ? "bootstrap" : call.operation().label();
         this.call = call;
-        this.deadline = deadlineNanos;
+        this.deadlineAtFirstWait = deadlineNanos == Transport.FROM_FIRST_WAIT;
+        this.deadline = deadlineAtFirstWait ? Long.MAX_VALUE : deadlineNanos;
         this.disagreement = null;
     }
 
@@ -69,6 +78,7 @@ final class Waiter {
         this.operation = operation;
         this.call = null;
         this.outsideCalls = what;
+        this.deadlineAtFirstWait = false;
         this.deadline = deadlineNanos;
         this.disagreement = null;
     }
@@ -162,6 +172,10 @@ final class Waiter {
                 timed = true;
                 start = now;
                 nextCheck = now + CHECK_EVERY_NANOS;
+                if (deadlineAtFirstWait) {
+                    deadlineAtFirstWait = false;
+                    deadline = now + timeoutNanos;
+                }
             }
             if (now >= nextCheck) {
                 JcollException fault = fault(awaited.getAsInt(), now);

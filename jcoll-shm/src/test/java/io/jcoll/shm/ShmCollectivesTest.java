@@ -48,6 +48,15 @@ class ShmCollectivesTest {
         matchesTheReference(n, settings);
     }
 
+    /** Calls confined to one thread (JCOLL_THREADS=one): no locks, and no clock read at issue for small calls. */
+    @ParameterizedTest(name = "{0} ranks, one thread")
+    @ValueSource(ints = {2, 3})
+    void everyCollectiveMatchesTheReferenceConfinedToOneThread(int n) {
+        Map<String, String> settings = new HashMap<>(SMALL_SLOTS);
+        settings.put("JCOLL_THREADS", "one");
+        matchesTheReference(n, settings);
+    }
+
     @ParameterizedTest(name = "{0} ranks, 3 slots")
     @ValueSource(ints = {2, 5})
     void everyCollectiveMatchesTheReferenceWithThreeSlotsAndDefaults(int n) {

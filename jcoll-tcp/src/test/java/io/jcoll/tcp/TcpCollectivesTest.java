@@ -49,6 +49,15 @@ class TcpCollectivesTest {
         matchesTheReference(n, THREE_CHANNELS);
     }
 
+    /** Calls confined to one thread (JCOLL_THREADS=one): no locks, every call still timed over TCP. */
+    @ParameterizedTest(name = "{0} ranks, one thread")
+    @ValueSource(ints = {2, 3})
+    void everyCollectiveMatchesTheReferenceConfinedToOneThread(int n) {
+        Map<String, String> settings = new java.util.HashMap<>(SMALL_SEGMENTS);
+        settings.put("JCOLL_THREADS", "one");
+        matchesTheReference(n, settings);
+    }
+
     private static void matchesTheReference(int n, Map<String, String> settings) {
         List<Case> cases = Case.matrix(COUNTS, true, n);
         int port = TcpGroup.freePort();
