@@ -378,9 +378,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public Group group() {
-        if (confined) {
-            requireOwner("group");
-        }
+        checkCaller("group");
         synchronized (issueLock) {
             ensureOpen("group");
             if (openGroup != null) {
@@ -660,6 +658,17 @@ public final class CommunicatorImpl implements Communicator {
                 + "one thread (JCOLL_THREADS=one), \"" + owner.getName() + "\", the first that called it, and thread \""
                 + caller.getName() + "\" called it; make every call from that thread (abort() may come from any), or "
                 + "leave JCOLL_THREADS unset to call it from several");
+    }
+
+    /**
+     * On a communicator confined to one thread, refuses {@code operation} from any thread but its owner's: for what
+     * does not go through {@link #issue} (a group opened, its calls recorded, the group ended; close), before
+     * anything changes.
+     */
+    void checkCaller(String operation) {
+        if (confined) {
+            requireOwner(operation);
+        }
     }
 
     /** Gives back the run lock an inline call took, where it took one. */
@@ -953,9 +962,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void close() {
-        if (confined) {
-            requireOwner("close"); // its teardown would pull the transport from under a call of the owner's
-        }
+        checkCaller("close"); // confined: another thread's teardown could pull the transport from under the owner
         RuntimeException first = null;
         // children first: a parent's close must not leave one of them running on its own
         for (CommunicatorImpl child : children) {

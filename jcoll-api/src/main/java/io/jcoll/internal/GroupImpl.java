@@ -30,6 +30,7 @@ final class GroupImpl implements Group {
     }
 
     private Group add(String operation, java.util.function.Supplier<Call> validation) {
+        comm.checkCaller(operation);
         if (ended != null) {
             throw new InvalidArgumentException(operation, comm.rank(), JcollException.NONE,
                     "this group was already ended; start another with comm.group()");
@@ -109,6 +110,7 @@ final class GroupImpl implements Group {
 
     @Override
     public Request end() {
+        comm.checkCaller("group");
         if (ended == null) {
             ended = comm.submit(comm.issueGroup(this, calls, true));
         }
@@ -117,6 +119,7 @@ final class GroupImpl implements Group {
 
     @Override
     public void close() {
+        comm.checkCaller("group");
         if (ended == null) {
             ended = DONE;
             comm.run(comm.issueGroup(this, calls, false)); // on this thread: no hand-off to the worker

@@ -116,8 +116,9 @@ class ShmConfinedTest {
     }
 
     /**
-     * A call from a thread other than the first that called is refused, naming both threads and the setting, as is
-     * a close from it; nothing moved, so the ranks go on with the owner's calls.
+     * A call from a thread other than the first that called is refused, naming both threads and the setting, as are
+     * a close and the end of the owner's open group from it; nothing moved, so the ranks go on with the owner's calls,
+     * its group first.
      */
     @Test
     void anotherThreadsCallIsRefusedAndTheCommunicatorGoesOn() {
@@ -127,11 +128,18 @@ class ShmConfinedTest {
             try (Communicator comm = ShmGroup.join(rank, n, port, CONFINED)) {
                 float[] v = {rank, 1};
                 comm.allReduce(HostBuffer.of(v), ReduceOp.SUM); // this thread becomes the owner
+                double[] grouped = {rank, 10};
+                io.jcoll.Group group = comm.group().allReduce(HostBuffer.of(grouped), HostBuffer.of(grouped), 2,
+                        ReduceOp.SUM);
                 AtomicReference<Throwable> refused = new AtomicReference<>();
                 AtomicReference<Throwable> closeRefused = new AtomicReference<>();
+                AtomicReference<Throwable> groupCloseRefused = new AtomicReference<>();
+                AtomicReference<Throwable> groupEndRefused = new AtomicReference<>();
                 Thread other = new Thread(() -> {
                     refused.set(catching(() -> comm.allReduce(HostBuffer.of(new float[3]), ReduceOp.SUM)));
                     closeRefused.set(catching(comm::close));
+                    groupCloseRefused.set(catching(group::close));
+                    groupEndRefused.set(catching(group::end));
                 }, "intruder-" + rank);
                 other.start();
                 other.join();
@@ -139,6 +147,11 @@ class ShmConfinedTest {
                 assertTrue(e.getMessage().contains("\"rank-" + rank + "\"") && e.getMessage().contains("\"intruder-"
                         + rank + "\"") && e.getMessage().contains("JCOLL_THREADS=one"), e.getMessage());
                 assertInstanceOf(InvalidArgumentException.class, closeRefused.get());
+                assertInstanceOf(InvalidArgumentException.class, groupCloseRefused.get());
+                assertInstanceOf(InvalidArgumentException.class, groupEndRefused.get());
+                group.end().await(); // the owner's group was left as it was: its call runs now, on every rank
+                assertEquals(1.0, grouped[0]);
+                assertEquals(20.0, grouped[1]);
                 float[] w = {rank + 1, 2, 3};
                 comm.allReduce(HostBuffer.of(w), ReduceOp.SUM);
                 assertEquals(3f, w[0]);
