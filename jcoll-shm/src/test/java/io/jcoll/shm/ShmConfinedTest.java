@@ -275,12 +275,14 @@ class ShmConfinedTest {
         int port = ShmGroup.freePort();
         Map<String, String> settings = new HashMap<>(CONFINED);
         settings.put("JCOLL_SHM_DIR", dir.toString());
-        CountDownLatch aborted = new CountDownLatch(1);
+        // rank 1 stays out of the call until rank 0's attempt has ended: had it posted its part, rank 0's call could
+        // complete before its thread saw the abort, which fails the calls after it rather than one nearly done
+        CountDownLatch ownerDone = new CountDownLatch(1);
         List<Ranks.Outcome<Long>> outcomes = Ranks.outcomes(n, Duration.ofSeconds(60), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 comm.barrier();
                 if (rank == 1) {
-                    aborted.await();
+                    ownerDone.await();
                     // rank 0 posted its part before it waited, so this call may still complete; the next cannot
                     comm.allReduce(HostBuffer.of(new double[1]), ReduceOp.SUM);
                     comm.barrier();
@@ -289,14 +291,14 @@ class ShmConfinedTest {
                 Thread watchdog = new Thread(() -> {
                     sleep(300);
                     comm.abort();
-                    aborted.countDown();
                 }, "watchdog");
                 watchdog.start();
                 long start = System.nanoTime();
-                try {
-                    comm.allReduce(HostBuffer.of(new double[1]), ReduceOp.SUM); // rank 1 waits for the abort first
+                try { // rank 1 is not in the call: only the abort ends this wait
+                    comm.allReduce(HostBuffer.of(new double[1]), ReduceOp.SUM);
                 } finally {
                     long waited = System.nanoTime() - start;
+                    ownerDone.countDown();
                     assertTrue(waited < Duration.ofSeconds(10).toNanos(), "the owner waited " + waited / 1e6 + " ms");
                 }
                 return 0L;
