@@ -81,6 +81,7 @@ public final class CommunicatorImpl implements Communicator {
     private final java.util.function.Function<Call, String> algorithmOf;   // made once: issuing allocates nothing
 
     private final boolean confined;           // only one thread may call it, its owner (JCOLL_THREADS=one)
+    private final boolean smallCallsUntimed;  // confined, and the transport times waits from the first that blocks
     private volatile Thread owner;            // under confined: the first thread that called it; null until then
     private final Object issueLock = new Object();
     private final ReentrantLock runLock = new ReentrantLock();
@@ -144,6 +145,7 @@ public final class CommunicatorImpl implements Communicator {
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
         this.transport = transport;
+        this.smallCallsUntimed = confined && transport.timesFromFirstWait();
         this.rendezvous = rendezvous;
         this.parent = parent;
         this.members = members;
@@ -528,12 +530,13 @@ public final class CommunicatorImpl implements Communicator {
      * A call, its flight-recorder entry, and either, for a call that runs inline (on the caller's thread, or enqueued
      * by it on a transport's own queue), the {@link System#nanoTime} at which it was free to run (the moment it was
      * issued unless another thread's call held the run lock, so that one clock read usually serves the call's record,
-     * start and deadline: each read is 20-30 ns, a tenth of a small shared-memory call) and whether it holds the run
-     * lock (a communicator confined to one thread takes none), or, for any other, its place in the worker's queue.
-     * A small inline call of a confined communicator whose transport times its waits itself reads no clock at all:
-     * it is {@code untimed}, and its limit runs from its first wait that blocks ({@link Transport#FROM_FIRST_WAIT}).
+     * start and deadline: each read is 20-30 ns, a tenth of a small shared-memory call), or, for any other, its place
+     * in the worker's queue. An inline call holds the run lock, but on a communicator confined to one thread, which
+     * takes none. A small inline call of a confined communicator whose transport times its waits itself reads no
+     * clock at all: it is {@code untimed}, and its limit runs from its first wait that blocks
+     * ({@link Transport#FROM_FIRST_WAIT}).
      */
-    record Issued(Call call, long traceId, long freeNanos, boolean untimed, boolean holdsRunLock, WorkerSlot slot) {
+    record Issued(Call call, long traceId, long freeNanos, boolean untimed, WorkerSlot slot) {
 
         /** Whether the call runs inline: it has no place in the worker's queue. */
         boolean inline() {
@@ -582,13 +585,13 @@ public final class CommunicatorImpl implements Communicator {
             long now = System.nanoTime();
             long traceId = recorder.issued(call, algorithmOf, now);
             if (!runsInline(async)) {
-                return new Issued(call, traceId, 0, false, false, queueOnWorker());
+                return new Issued(call, traceId, 0, false, queueOnWorker());
             }
             if (!runLock.tryLock()) {
                 runLock.lock(); // another thread's call is running: this one starts after it
                 now = System.nanoTime();
             }
-            return new Issued(call, traceId, now, false, true, null);
+            return new Issued(call, traceId, now, false, null);
         }
     }
 
@@ -606,11 +609,10 @@ public final class CommunicatorImpl implements Communicator {
         requireOwner(operation);
         Call call = numbered(operation, v);
         boolean inline = runsInline(async);
-        boolean untimed = inline && transport.timesFromFirstWait()
-                && call.members().isEmpty() && FlightRecorder.bytes(call) <= FlightRecorder.UNTIMED_BYTES;
+        boolean untimed = smallCallsUntimed && inline && FlightRecorder.isSmall(call);
         long now = untimed ? 0 : System.nanoTime(); // 0: the flight recorder's "not timed"
         long traceId = recorder.issued(call, algorithmOf, now);
-        return new Issued(call, traceId, now, untimed, false, inline ? null : queueOnWorker());
+        return new Issued(call, traceId, now, untimed, inline ? null : queueOnWorker());
     }
 
     /**
@@ -671,9 +673,9 @@ public final class CommunicatorImpl implements Communicator {
         }
     }
 
-    /** Gives back the run lock an inline call took, where it took one. */
-    private void releaseRun(Issued issued) {
-        if (issued.holdsRunLock()) {
+    /** Gives back the run lock an inline call took: every one but on a communicator confined to one thread. */
+    private void releaseRun() {
+        if (!confined) {
             runLock.unlock();
         }
     }
@@ -698,7 +700,7 @@ public final class CommunicatorImpl implements Communicator {
         try {
             execute(issued);
         } finally {
-            releaseRun(issued);
+            releaseRun();
         }
     }
 
@@ -734,7 +736,7 @@ public final class CommunicatorImpl implements Communicator {
         try {
             return work.get();
         } finally {
-            releaseRun(issued);
+            releaseRun();
         }
     }
 
@@ -793,7 +795,7 @@ public final class CommunicatorImpl implements Communicator {
             ended(issued, event, false);
             throw e;
         } finally {
-            releaseRun(issued);
+            releaseRun();
         }
         return new CompletionRequest(completion, issued, event);
     }

@@ -264,6 +264,14 @@ public final class FlightRecorder {
                 : call.bytes();
     }
 
+    /**
+     * Whether {@code call} is small: one call (not a group) of at most {@link #UNTIMED_BYTES}. Its end is recorded
+     * without a time when it completes; on a communicator confined to one thread, its issue and start too.
+     */
+    public static boolean isSmall(Call call) {
+        return call.members().isEmpty() && bytes(call) <= UNTIMED_BYTES;
+    }
+
     /** Entries of a call: 1, or the calls of a group. */
     public static int calls(Call call) {
         return call.members().isEmpty() ? 1 : call.members().size();

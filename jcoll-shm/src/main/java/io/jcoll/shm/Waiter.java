@@ -35,13 +35,13 @@ final class Waiter {
     private final Segment segment;
     private final long spinNanos;
     private final boolean yieldAtOnce;
+    private final long timeoutNanos;          // a deadline FROM_FIRST_WAIT is this after the first timed turn
     private final long ownPid = ProcessHandle.current().pid();
     private volatile Throwable interrupted;
     private final Optional<ProcessHandle>[] processes;
 
     private String operation = "bootstrap";
     private Call call;                        // described only for a message: not on every call's path
-    private final long timeoutNanos;
     private long deadline = Long.MAX_VALUE;
     private boolean deadlineAtFirstWait;      // the call's deadline is its first timed turn's clock plus the timeout
     private String outsideCalls = "the setup of the shared segment"; // what waits outside calls are for (close
