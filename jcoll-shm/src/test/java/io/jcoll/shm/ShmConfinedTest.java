@@ -178,18 +178,22 @@ class ShmConfinedTest {
             CountDownLatch columnDone = new CountDownLatch(1);
             CountDownLatch parentClosed = new CountDownLatch(1);
             AtomicReference<Throwable> afterClose = new AtomicReference<>();
-            Thread other = new Thread(() -> {
-                for (int i = 0; i < 200; i++) {
-                    double[] v = new double[1 + i % 600];
-                    java.util.Arrays.fill(v, rank);
-                    column.allReduce(HostBuffer.of(v), ReduceOp.SUM);
-                    assertEquals(rank % 2 + (rank % 2 + 2), v[v.length - 1]);
+            AtomicReference<Throwable> columnFailed = new AtomicReference<>(); // reported here, not lost with its thread
+            Thread other = new Thread(() -> columnFailed.set(catching(() -> {
+                try {
+                    for (int i = 0; i < 200; i++) {
+                        double[] v = new double[1 + i % 600];
+                        java.util.Arrays.fill(v, rank);
+                        column.allReduce(HostBuffer.of(v), ReduceOp.SUM);
+                        assertEquals(rank % 2 + (rank % 2 + 2), v[v.length - 1]);
+                    }
+                } finally {
+                    columnDone.countDown();
                 }
-                columnDone.countDown();
                 awaitQuietly(parentClosed);
                 afterClose.set(catching(column::barrier));
                 column.close();
-            }, "column-" + rank);
+            })), "column-" + rank);
             other.start();
             for (int i = 0; i < 200; i++) {
                 double[] v = new double[1 + i % 700];
@@ -204,6 +208,9 @@ class ShmConfinedTest {
             comm.close();
             parentClosed.countDown();
             other.join();
+            if (columnFailed.get() != null) {
+                throw new AssertionError("the column's thread failed: " + columnFailed.get(), columnFailed.get());
+            }
             CommunicatorClosedException closed = assertInstanceOf(CommunicatorClosedException.class, afterClose.get());
             assertTrue(closed.getMessage().contains("parent was closed"), closed.getMessage());
             assertThrows(CommunicatorClosedException.class, row::barrier);
@@ -236,13 +243,11 @@ class ShmConfinedTest {
     void aSmallCallThatIsNeverAnsweredStillTimesOut() {
         int n = 2;
         int port = ShmGroup.freePort();
-        Map<String, String> settings = new HashMap<>(CONFINED);
-        settings.put("JCOLL_TIMEOUT", "1s");
+        Map<String, String> settings = Map.of("JCOLL_THREADS", "one", "JCOLL_TIMEOUT", "1s");
         CountDownLatch failed = new CountDownLatch(1);
         long[] waited = new long[1];
         List<Ranks.Outcome<Long>> outcomes = Ranks.outcomes(n, Duration.ofSeconds(60), rank -> {
-            try (Communicator comm = ShmGroup.builder(rank, n, port, "shm", settings).timeout(Duration.ofSeconds(1))
-                    .build()) {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 if (rank == 1) {
                     failed.await();
                     return 0L;
