@@ -16,8 +16,9 @@ import java.util.function.Function;
  * communicator writes the ring to a file ({@link TraceDump}) and {@code jcoll trace} merges every rank's file into
  * one account of who stopped where.
  *
- * <p>The ring is columns of primitives, filled in place: recording a call allocates nothing and costs a few stores
- * on the calling thread (measured in {@code benchmarks/RESULTS.md}). Calls are recorded by the communicator's issuing
+ * <p>The ring is one array of longs, a row of {@link #ROW} words a call, filled in place: recording a call allocates
+ * nothing and writes one row, a cache line or two, on the calling thread (measured in {@code benchmarks/RESULTS.md}).
+ * Calls are recorded by the communicator's issuing
  * thread (under its issue lock); a call's start and end by whichever thread runs or waits for it. The ring holds
  * {@code capacity} calls rounded up to a power of two (a call's slot is then its number's low bits: a division by
  * any other size is a few percent of a small call); {@link #entries} gives the last {@code capacity}. A slot is
@@ -77,21 +78,25 @@ public final class FlightRecorder {
      */
     public static final long UNTIMED_BYTES = 64 * 1024;
 
+    // A row's words. The call's small fields share one word, each in its own byte but the root (or a send's or
+    // recv's peer), which takes the high half; its state, rewritten as the call starts and ends, is one of the bytes.
+    private static final int ID = 0;        // the call's number; -1 while the row is rewritten
+    private static final int FIELDS = 1;    // operation, type, reduce op + 1, state, root
+    private static final int COUNT = 2;
+    private static final int SEQUENCE = 3;
+    private static final int BYTES = 4;
+    private static final int ISSUED = 5;
+    private static final int STARTED = 6;
+    private static final int ENDED = 7;
+    /** Words a row: 64 bytes, where the columns this replaced (one array a field) touched eleven lines a call. */
+    static final int ROW = 8;
+    private static final int STATE_SHIFT = 24;
+    private static final long STATE_MASK = 0xFFL << STATE_SHIFT;
+
     private final int capacity;
     private final int slotMask; // the ring's size less one: a power of two, at least capacity
-    private final long[] ids;
-    private final int[] operations;
-    private final int[] types;
-    private final int[] reduceOps;
-    private final int[] roots;          // the root of a rooted collective, the peer of a send or recv
-    private final long[] counts;
-    private final long[] sequences;
-    private final long[] bytes;
-    private final String[] algorithms;
-    private final byte[] states;
-    private final long[] issued;
-    private final long[] started;
-    private final long[] ended;
+    private final long[] rows;
+    private final String[] algorithms; // a row's algorithm: a reference, kept beside the rows
     private long next;                  // the next call's number; written by the issuing thread only
     @SuppressWarnings("unused")         // through PUBLISHED: a release store, no fence on the calling thread
     private long published;             // calls recorded, for readers on other threads
@@ -118,23 +123,14 @@ public final class FlightRecorder {
         this.capacity = capacity;
         int ring = capacity <= 1 ? capacity : Integer.highestOneBit(capacity - 1) << 1;
         this.slotMask = ring - 1;
-        ids = new long[ring];
-        java.util.Arrays.fill(ids, -1);
-        operations = new int[ring];
-        types = new int[ring];
-        reduceOps = new int[ring];
-        roots = new int[ring];
-        counts = new long[ring];
-        sequences = new long[ring];
-        bytes = new long[ring];
+        rows = new long[ring * ROW];
+        for (int slot = 0; slot < ring; slot++) {
+            rows[slot * ROW + ID] = -1;
+        }
         algorithms = new String[ring];
-        states = new byte[ring];
-        issued = new long[ring];
-        started = new long[ring];
-        ended = new long[ring];
     }
 
-    /** Where call {@code id}'s entry lies. */
+    /** Where call {@code id}'s entry lies: its index in {@link #algorithms}; its row starts at {@code ROW} times that. */
     private int slot(long id) {
         return (int) id & slotMask;
     }
@@ -162,40 +158,56 @@ public final class FlightRecorder {
 
     /** {@link #issued(Call, Function)} at {@code now}, a {@link System#nanoTime} the caller read (and reuses). */
     public long issued(Call call, Function<Call, String> algorithm, long now) {
+        return record(call, algorithm, now, State.ISSUED);
+    }
+
+    /**
+     * Records a call that starts as it is issued, at {@code now} (0: not timed): issued and started in one row's
+     * writes, for a call that runs inline on its issuing thread with nothing to wait for first.
+     *
+     * @return as {@link #issued(Call, Function)}
+     */
+    public long issuedStarted(Call call, Function<Call, String> algorithm, long now) {
+        return record(call, algorithm, now, State.STARTED);
+    }
+
+    private long record(Call call, Function<Call, String> algorithm, long now, State state) {
         if (capacity == 0) {
             return -1;
         }
         long first = next;
         if (call.members().isEmpty()) {
-            put(call, algorithm.apply(call), now);
+            put(call, algorithm.apply(call), now, state);
         } else {
             for (Call member : call.members()) {
-                put(member, algorithm.apply(member), now);
+                put(member, algorithm.apply(member), now, state);
             }
         }
         PUBLISHED.setRelease(this, next);
         return first;
     }
 
-    private void put(Call call, String algorithm, long now) {
+    private void put(Call call, String algorithm, long now, State state) {
         long id = next++;
         int slot = slot(id);
-        ids[slot] = -1; // while the slot is rewritten, a reader on another thread passes over it
+        int row = slot * ROW;
+        long[] r = rows;
+        r[row + ID] = -1; // while the row is rewritten, a reader on another thread passes over it
         Operation op = call.operation();
-        operations[slot] = op.ordinal();
-        types[slot] = call.type().ordinal();
-        reduceOps[slot] = call.reduceOp() == null ? -1 : call.reduceOp().ordinal();
-        roots[slot] = call.root();
+        int reduceOp = call.reduceOp() == null ? -1 : call.reduceOp().ordinal();
+        r[row + FIELDS] = op.ordinal() | call.type().ordinal() << 8 | (reduceOp + 1) << 16
+                | (long) state.ordinal() << STATE_SHIFT | (long) call.root() << 32;
         // an uneven all-to-all's count differs by peer: its signature holds none, and the entry its own share
-        counts[slot] = op == Operation.ALL_TO_ALL_V ? 0 : call.count();
-        sequences[slot] = call.sequence();
-        bytes[slot] = bytes(call);
-        algorithms[slot] = algorithm;
-        states[slot] = (byte) State.ISSUED.ordinal();
-        issued[slot] = now;
-        started[slot] = 0;
-        ended[slot] = 0;
-        ids[slot] = id;
+        r[row + COUNT] = op == Operation.ALL_TO_ALL_V ? 0 : call.count();
+        r[row + SEQUENCE] = call.sequence();
+        r[row + BYTES] = bytes(call);
+        r[row + ISSUED] = now;
+        r[row + STARTED] = state == State.STARTED ? now : 0;
+        r[row + ENDED] = 0;
+        if (algorithms[slot] != algorithm) { // a loop's calls share one: no reference store, and its barrier, each
+            algorithms[slot] = algorithm;
+        }
+        r[row + ID] = id;
     }
 
     /** Marks {@code calls} entries from {@code first} (one call, or a group's) as started now. */
@@ -206,7 +218,7 @@ public final class FlightRecorder {
     /** {@link #started(long, int)} at {@code now}, a {@link System#nanoTime} the caller read. */
     public void started(long first, int calls, long now) {
         if (first >= 0) {
-            mark(first, calls, State.STARTED, started, now);
+            mark(first, calls, State.STARTED, STARTED, now);
         }
     }
 
@@ -216,20 +228,26 @@ public final class FlightRecorder {
      */
     public void ended(long first, int calls, boolean completed) {
         if (first >= 0) {
-            boolean timed = !completed || calls > 1 || bytes[slot(first)] > UNTIMED_BYTES;
-            mark(first, calls, completed ? State.COMPLETED : State.FAILED, ended, timed ? System.nanoTime() : 0);
+            boolean timed = !completed || calls > 1 || rows[slot(first) * ROW + BYTES] > UNTIMED_BYTES;
+            mark(first, calls, completed ? State.COMPLETED : State.FAILED, ENDED, timed ? System.nanoTime() : 0);
         }
     }
 
     /** Marks entries from {@code first} (not -1: the recorder is on), where they still hold those calls. */
-    private void mark(long first, int calls, State state, long[] times, long now) {
+    private void mark(long first, int calls, State state, int time, long now) {
+        long[] r = rows;
         for (long id = first; id < first + calls; id++) {
-            int slot = slot(id);
-            if (ids[slot] == id && states[slot] < State.COMPLETED.ordinal()) {
-                times[slot] = now;
-                states[slot] = (byte) state.ordinal();
+            int row = slot(id) * ROW;
+            long fields = r[row + FIELDS];
+            if (r[row + ID] == id && state(fields) < State.COMPLETED.ordinal()) {
+                r[row + time] = now;
+                r[row + FIELDS] = fields & ~STATE_MASK | (long) state.ordinal() << STATE_SHIFT;
             }
         }
+    }
+
+    private static int state(long fields) {
+        return (int) (fields >>> STATE_SHIFT) & 0xFF;
     }
 
     /** The kept entries, oldest first. */
@@ -239,15 +257,18 @@ public final class FlightRecorder {
         List<Entry> out = new ArrayList<>((int) Math.min(end, capacity));
         for (long id = Math.max(0, end - capacity); id < end; id++) {
             int slot = slot(id);
-            if (ids[slot] != id) {
+            int row = slot * ROW;
+            if (rows[row + ID] != id) {
                 continue; // being rewritten, or past
             }
-            Operation op = ops[operations[slot]];
-            Signature s = new Signature(operations[slot], types[slot], reduceOps[slot],
-                    op.isRooted() ? roots[slot] : -1, counts[slot], sequences[slot]);
+            long fields = rows[row + FIELDS];
+            Operation op = ops[(int) fields & 0xFF];
+            int root = (int) (fields >>> 32);
+            Signature s = new Signature(op.ordinal(), (int) (fields >>> 8) & 0xFF, ((int) (fields >>> 16) & 0xFF) - 1,
+                    op.isRooted() ? root : -1, rows[row + COUNT], rows[row + SEQUENCE]);
             boolean p2p = !op.isCollective();
-            out.add(new Entry(id, s, p2p ? roots[slot] : -1, bytes[slot], algorithms[slot],
-                    State.values()[states[slot]], issued[slot], started[slot], ended[slot]));
+            out.add(new Entry(id, s, p2p ? root : -1, rows[row + BYTES], algorithms[slot],
+                    State.values()[state(fields)], rows[row + ISSUED], rows[row + STARTED], rows[row + ENDED]));
         }
         return out;
     }

@@ -154,6 +154,37 @@ class FlightRecorderTest {
         assertTrue(off.entries().isEmpty());
     }
 
+    /**
+     * A confined communicator's inline call is issued and started at once: one row's writes, untimed (0) for a small
+     * call; its end then marks the same row, and a later start mark changes nothing of a call that has ended.
+     */
+    @Test
+    void aCallIssuedAsItStartsIsRecordedStarted() {
+        FlightRecorder r = new FlightRecorder(4);
+        long timed = r.issuedStarted(allReduce(0, 3), c -> null, 7_000);
+        long untimed = r.issuedStarted(send(1, 3), c -> "ring", 0);
+        FlightRecorder.Entry first = r.entries().get(0);
+        assertEquals(FlightRecorder.State.STARTED, first.state());
+        assertEquals(7_000, first.issuedNanos());
+        assertEquals(7_000, first.startedNanos());
+        assertNull(first.algorithm());
+        FlightRecorder.Entry second = r.entries().get(1);
+        assertEquals(FlightRecorder.State.STARTED, second.state());
+        assertEquals(0, second.issuedNanos());
+        assertEquals(0, second.startedNanos());
+        assertEquals(1, second.peer());
+        assertEquals("ring", second.algorithm());
+        r.ended(untimed, 1, true);
+        r.ended(timed, 1, false);
+        r.started(timed, 1, 9_000); // late: the call has ended
+        assertEquals(FlightRecorder.State.FAILED, r.entries().get(0).state());
+        assertEquals(7_000, r.entries().get(0).startedNanos());
+        assertTrue(r.entries().get(0).endedNanos() > 0, "a failed call's end is timed");
+        assertEquals(FlightRecorder.State.COMPLETED, r.entries().get(1).state());
+        assertEquals(0, r.entries().get(1).endedNanos());
+        assertEquals(-1, new FlightRecorder(0).issuedStarted(allReduce(0, 3), c -> "ring", 1), "off: nothing kept");
+    }
+
     @Test
     void aGroupIsRecordedAsEachOfItsCalls() {
         FlightRecorder r = new FlightRecorder(8);
