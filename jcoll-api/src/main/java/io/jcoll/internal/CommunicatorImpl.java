@@ -196,7 +196,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void allReduce(Buffer send, Buffer recv, long count, ReduceOp op) {
-        run(issue("allReduce", () -> validator.allReduce(send, recv, count, op, nextSequence)));
+        call("allReduce", () -> validator.allReduce(send, recv, count, op, nextSequence));
     }
 
     @Override
@@ -206,7 +206,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void allGather(Buffer send, Buffer recv, long count) {
-        run(issue("allGather", () -> validator.allGather(send, recv, count, nextSequence)));
+        call("allGather", () -> validator.allGather(send, recv, count, nextSequence));
     }
 
     @Override
@@ -226,7 +226,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void reduceScatter(Buffer send, Buffer recv, long count, ReduceOp op) {
-        run(issue("reduceScatter", () -> validator.reduceScatter(send, recv, count, op, nextSequence)));
+        call("reduceScatter", () -> validator.reduceScatter(send, recv, count, op, nextSequence));
     }
 
     @Override
@@ -236,7 +236,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void allToAll(Buffer send, Buffer recv, long countPerRank) {
-        run(issue("allToAll", () -> validator.allToAll(send, recv, countPerRank, nextSequence)));
+        call("allToAll", () -> validator.allToAll(send, recv, countPerRank, nextSequence));
     }
 
     @Override
@@ -247,8 +247,8 @@ public final class CommunicatorImpl implements Communicator {
     @Override
     public void allToAllV(Buffer send, long[] sendCounts, long[] sendOffsets, Buffer recv, long[] recvCounts,
                           long[] recvOffsets) {
-        run(issue("allToAllV", () -> validator.allToAllV(send, sendCounts, sendOffsets, recv, recvCounts, recvOffsets,
-                nextSequence)));
+        call("allToAllV", () -> validator.allToAllV(send, sendCounts, sendOffsets, recv, recvCounts, recvOffsets,
+                nextSequence));
     }
 
     @Override
@@ -260,7 +260,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void broadcast(Buffer send, Buffer recv, long count, int root) {
-        run(issue("broadcast", () -> validator.broadcast(send, recv, count, root, nextSequence)));
+        call("broadcast", () -> validator.broadcast(send, recv, count, root, nextSequence));
     }
 
     @Override
@@ -270,7 +270,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void reduce(Buffer send, Buffer recv, long count, ReduceOp op, int root) {
-        run(issue("reduce", () -> validator.reduce(send, recv, count, op, root, nextSequence)));
+        call("reduce", () -> validator.reduce(send, recv, count, op, root, nextSequence));
     }
 
     @Override
@@ -280,7 +280,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void gather(Buffer send, Buffer recv, long count, int root) {
-        run(issue("gather", () -> validator.gather(send, recv, count, root, nextSequence)));
+        call("gather", () -> validator.gather(send, recv, count, root, nextSequence));
     }
 
     @Override
@@ -290,7 +290,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void scatter(Buffer send, Buffer recv, long count, int root) {
-        run(issue("scatter", () -> validator.scatter(send, recv, count, root, nextSequence)));
+        call("scatter", () -> validator.scatter(send, recv, count, root, nextSequence));
     }
 
     @Override
@@ -300,7 +300,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void barrier() {
-        run(issue("barrier", () -> validator.barrier(nextSequence)));
+        call("barrier", () -> validator.barrier(nextSequence));
     }
 
     @Override
@@ -310,7 +310,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void send(Buffer data, long count, int peer) {
-        run(issue("send", () -> validator.send(data, count, peer)));
+        call("send", () -> validator.send(data, count, peer));
     }
 
     @Override
@@ -320,7 +320,7 @@ public final class CommunicatorImpl implements Communicator {
 
     @Override
     public void recv(Buffer data, long count, int peer) {
-        run(issue("recv", () -> validator.recv(data, count, peer)));
+        call("recv", () -> validator.recv(data, count, peer));
     }
 
     @Override
@@ -569,6 +569,37 @@ public final class CommunicatorImpl implements Communicator {
         return issue(operation, v, true);
     }
 
+    /** A blocking call, issued and run: {@link #run}({@link #issue}), but on a confined communicator. */
+    private void call(String operation, Validation v) {
+        if (confined) {
+            callConfined(operation, v);
+        } else {
+            run(issue(operation, v, false));
+        }
+    }
+
+    /**
+     * {@link #call} on a communicator confined to one thread: where it runs inline, as it does unless asynchronous
+     * calls are still queued on the worker, it is recorded as issued and started at once, and run with no
+     * {@link Issued} record between: its issue and start are the same moment, as nothing can come between on the
+     * one thread that calls. Each store and object fewer is a few nanoseconds of a small call that, over shared
+     * memory on 32 Xeon cores, still took twice Open MPI's time with neither lock nor clock (benchmarks/RESULTS.md,
+     * "Calls confined to one thread").
+     */
+    private void callConfined(String operation, Validation v) {
+        if (!runsInline(false)) {
+            run(issueConfined(operation, v, false)); // behind the asynchronous calls queued on the worker
+            return;
+        }
+        // only this thread queues calls on the worker: none is queued now, and none will be before this one runs
+        requireOwner(operation);
+        Call call = numbered(operation, v);
+        boolean untimed = smallCallsUntimed && FlightRecorder.isSmall(call);
+        long now = untimed ? 0 : System.nanoTime(); // 0: the flight recorder's "not timed"
+        executeStarted(call, recorder.issuedStarted(call, algorithmOf, now),
+                untimed ? Transport.FROM_FIRST_WAIT : now + timeoutNanos);
+    }
+
     /**
      * Validates and numbers a call, and fixes its place in the order calls run in before any other call can be
      * issued: a call runs inline where nothing is queued on the worker and it blocks (or the transport has a queue of
@@ -710,20 +741,25 @@ public final class CommunicatorImpl implements Communicator {
      * without their suppliers, for the reason {@link #run} gives.
      */
     private void execute(Issued issued) {
-        Call call = issued.call();
         long start = issued.startNanos();
-        CollectiveEvent event = started(issued, start);
+        recorder.started(issued.traceId(), FlightRecorder.calls(issued.call()), start);
+        executeStarted(issued.call(), issued.traceId(), deadline(issued, start));
+    }
+
+    /** {@link #execute} of a call whose start is recorded. */
+    private void executeStarted(Call call, long traceId, long deadlineNanos) {
+        CollectiveEvent event = CollectiveEvent.startIfEnabled();
         boolean completed = false;
         try {
             ensureOpen(call.operation().label());
             try {
-                transport.execute(call, deadline(issued, start));
+                transport.execute(call, deadlineNanos);
             } catch (RuntimeException | Error e) {
                 throw failure(call, e);
             }
             completed = true;
         } finally {
-            ended(issued, event, completed);
+            ended(call, traceId, event, completed);
         }
     }
 
@@ -792,7 +828,7 @@ public final class CommunicatorImpl implements Communicator {
         try {
             completion = guarded(call, () -> transport.enqueue(call, deadline(issued, start)));
         } catch (RuntimeException e) {
-            ended(issued, event, false);
+            ended(issued.call(), issued.traceId(), event, false);
             throw e;
         } finally {
             releaseRun();
@@ -820,7 +856,7 @@ public final class CommunicatorImpl implements Communicator {
             completed = true;
             return result;
         } finally {
-            ended(issued, event, completed);
+            ended(issued.call(), issued.traceId(), event, completed);
         }
     }
 
@@ -831,11 +867,11 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /** Records the call's end, and commits its JFR event ({@link #started}'s, or null). */
-    private void ended(Issued issued, CollectiveEvent event, boolean completed) {
-        recorder.ended(issued.traceId(), FlightRecorder.calls(issued.call()), completed);
+    private void ended(Call call, long traceId, CollectiveEvent event, boolean completed) {
+        recorder.ended(traceId, FlightRecorder.calls(call), completed);
         if (event != null) {
-            CollectiveEvent.finish(event, issued.call(), transport.algorithm(issued.call()), info.name(), traceName,
-                    jobRanks[rank], completed);
+            CollectiveEvent.finish(event, call, transport.algorithm(call), info.name(), traceName, jobRanks[rank],
+                    completed);
         }
     }
 
@@ -1092,7 +1128,7 @@ public final class CommunicatorImpl implements Communicator {
         private synchronized void end(boolean completed) {
             if (!ended) {
                 ended = true;
-                ended(issued, event, completed);
+                ended(issued.call(), issued.traceId(), event, completed);
                 event = null;
             }
         }
