@@ -35,13 +35,54 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
      * @return the signature of the call; a recv's is that of the send it expects
      */
     public static Signature of(Call call) {
-        int op = call.operation() == Operation.RECV ? Operation.SEND.ordinal() : call.operation().ordinal();
-        // an uneven all-to-all's counts differ from peer to peer: its signature holds none, and the TCP transport
-        // puts each pair's count in the frames between them instead
-        long count = call.operation() == Operation.ALL_TO_ALL_V ? 0 : call.count();
-        return new Signature(op, call.type().ordinal(),
-                call.reduceOp() == null ? -1 : call.reduceOp().ordinal(),
-                call.operation().isCollective() ? call.root() : -1, count, call.sequence());
+        return new Signature(operationOf(call), call.type().ordinal(), reduceOpOf(call), rootOf(call), countOf(call),
+                call.sequence());
+    }
+
+    /**
+     * {@code of(call).writeTo(b, offset)} without the signature object: for a transport that writes every call's
+     * signature where its peers read it, on a small call's path.
+     *
+     * @param call   a validated call
+     * @param b      destination
+     * @param offset where in {@code b}
+     */
+    public static void writeTo(Call call, ByteBuffer b, int offset) {
+        write(b, offset, operationOf(call), call.type().ordinal(), reduceOpOf(call), rootOf(call), countOf(call),
+                call.sequence());
+    }
+
+    /**
+     * {@code of(call).foldInto(digest)} without the signature object.
+     *
+     * @param call   a validated call
+     * @param digest the digest of the calls before this one (0 at the start)
+     * @return the digest including this call
+     */
+    public static long foldInto(Call call, long digest) {
+        return fold(digest, operationOf(call), call.type().ordinal(), reduceOpOf(call), rootOf(call), countOf(call),
+                call.sequence());
+    }
+
+    /** A recv's is the send's it expects, so that the two match. */
+    private static int operationOf(Call call) {
+        return call.operation() == Operation.RECV ? Operation.SEND.ordinal() : call.operation().ordinal();
+    }
+
+    private static int reduceOpOf(Call call) {
+        return call.reduceOp() == null ? -1 : call.reduceOp().ordinal();
+    }
+
+    private static int rootOf(Call call) {
+        return call.operation().isCollective() ? call.root() : -1;
+    }
+
+    /**
+     * An uneven all-to-all's counts differ from peer to peer: its signature holds none, and the TCP transport puts
+     * each pair's count in the frames between them instead.
+     */
+    private static long countOf(Call call) {
+        return call.operation() == Operation.ALL_TO_ALL_V ? 0 : call.count();
     }
 
     /**
@@ -51,6 +92,11 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
      * @param offset where in {@code b}
      */
     public void writeTo(ByteBuffer b, int offset) {
+        write(b, offset, operation, type, reduceOp, root, count, sequence);
+    }
+
+    private static void write(ByteBuffer b, int offset, int operation, int type, int reduceOp, int root, long count,
+                              long sequence) {
         ByteBuffer le = littleEndian(b);
         le.putInt(offset, operation);
         le.putInt(offset + 4, type);
@@ -90,6 +136,10 @@ public record Signature(int operation, int type, int reduceOp, int root, long co
      * @return the digest including this call
      */
     public long foldInto(long digest) {
+        return fold(digest, operation, type, reduceOp, root, count, sequence);
+    }
+
+    private static long fold(long digest, int operation, int type, int reduceOp, int root, long count, long sequence) {
         // the four small fields in one word, each within its bits (ordinals below 256, a reduce op's ordinal or -1,
         // a rank): three mixing rounds where one a field took six, on every small call's path
         long small = (operation & 0xFFL) | (type & 0xFFL) << 8 | (reduceOp & 0xFFFFL) << 16 | (long) root << 32;

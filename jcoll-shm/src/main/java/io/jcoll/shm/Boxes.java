@@ -2,6 +2,7 @@ package io.jcoll.shm;
 
 import io.jcoll.exceptions.CollectiveMismatchException;
 import io.jcoll.exceptions.ProtocolException;
+import io.jcoll.spi.Call;
 import io.jcoll.spi.Signature;
 import io.jcoll.spi.StagedAccess;
 
@@ -131,7 +132,7 @@ final class Boxes {
      * posted a later call then tells that they are done with it. Returns the box the call's data lie in, for
      * {@link #data}.
      */
-    int exchange(Slots s, Signature signature, long history, StagedAccess in, long byteOffset, int bytes,
+    int exchange(Slots s, Call call, long history, StagedAccess in, long byteOffset, int bytes,
                  int readNow, int readBy) {
         long sequence = calls + 1;
         if (readNow == EVERY) {
@@ -151,7 +152,7 @@ final class Boxes {
             mine.put(DATA_AT, views.readable(s, in, byteOffset, bytes), 0, bytes);
         }
         mine.putLong(HISTORY_AT, history);
-        signature.writeTo(mine, SIGNATURE_AT);
+        Signature.writeTo(call, mine, SIGNATURE_AT);
         LONGS.setRelease(mine, SEQUENCE_AT, sequence | (sequence - done) << LAG_SHIFT);
         if (readNow == EVERY) {
             readPeers(s, sequence, false, NONE);

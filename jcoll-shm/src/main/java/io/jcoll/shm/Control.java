@@ -1,6 +1,7 @@
 package io.jcoll.shm;
 
 import io.jcoll.spi.FailureReason;
+import io.jcoll.spi.Call;
 import io.jcoll.spi.Signature;
 
 import java.lang.invoke.MethodHandles;
@@ -216,11 +217,11 @@ final class Control {
      * tag (index + 1) last, as a sequence lock does, so that a reader can tell a record it read whole from one
      * rewritten under it (the ring's place is reused 16 calls later).
      */
-    void enter(int rank, long callIndex, Signature signature, long history) {
+    void enter(int rank, long callIndex, Call call, long history) {
         int at = (int) layout.callEntryOffset(rank, callIndex);
         LONGS.setOpaque(map, at + TAG_AT, REWRITING);
         VarHandle.storeStoreFence(); // the mark before the fields
-        signature.writeTo(map, at + SIGNATURE_AT);
+        Signature.writeTo(call, map, at + SIGNATURE_AT);
         map.putLong(at + HISTORY_AT, history);
         LONGS.setRelease(map, at + TAG_AT, callIndex + 1);
         map.putLong((int) layout.controlOffset(rank) + ENTERED_AT, callIndex);

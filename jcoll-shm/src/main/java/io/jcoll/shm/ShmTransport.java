@@ -278,19 +278,19 @@ final class ShmTransport implements Transport {
             default -> {
             }
         }
-        Signature signature = Signature.of(call);
-        slots.begin(signature, history, call.send(), call.recv());
+        // the call's signature is written from the call itself, object-free on a small call's path
+        slots.begin(call, history, call.send(), call.recv());
         if (SmallCollectives.fits(call, slots.size(), boxBytes)) {
-            SmallCollectives.run(boxes, slots, call, signature, history);
+            SmallCollectives.run(boxes, slots, call, history);
         } else {
             boxes.settle(slots); // box calls this rank left unread are compared before it waits in the slots
-            runThroughSlots(call, signature);
+            runThroughSlots(call);
         }
-        history = signature.foldInto(history);
+        history = Signature.foldInto(call, history);
     }
 
     /** A collective too large for the boxes (or one they do not take), chunk by chunk through the slots. */
-    private void runThroughSlots(Call call, Signature signature) {
+    private void runThroughSlots(Call call) {
         if (singleCopy.covers(call) && singleCopy.run(slots, call)) {
             return;
         }
@@ -309,7 +309,7 @@ final class ShmTransport implements Transport {
             }
             case ALL_TO_ALL_V -> {
                 io.jcoll.spi.Vectors v = call.vectors();
-                rings.begin(signature, history, v.sendCounts(), v.recvCounts());
+                rings.begin(Signature.of(call), history, v.sendCounts(), v.recvCounts());
                 Collectives.run(pointToPoint, call);
             }
             default -> throw new IllegalArgumentException("unknown operation " + call.operation());

@@ -6,6 +6,7 @@ import io.jcoll.exceptions.CollectiveMismatchException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.exceptions.ProtocolException;
 import io.jcoll.spi.HostMemory;
+import io.jcoll.spi.Call;
 import io.jcoll.spi.Signature;
 import io.jcoll.spi.StagedAccess;
 
@@ -45,7 +46,7 @@ final class Slots {
     private long flag;                   // this rank's counter, as last published
     private long chunk;                  // chunks run on this communicator: picks the slot
     private long callIndex = -1;         // collectives begun on this communicator
-    private Signature signature;
+    private Call call;                 // the current call: its signature is made only where calls are compared
     private long history;
     private boolean verified;
     private final java.util.function.IntFunction<JcollException> disagreements = this::disagreementWith;
@@ -108,14 +109,19 @@ final class Slots {
      * Records the call this rank enters, for its peers to compare before they read its slots; {@code send} and
      * {@code recv} are its buffers (null where it has none), which say whether helpers may share its copies.
      */
-    void begin(Signature call, long historyBefore, Buffer send, Buffer recv) {
+    void begin(Call call, long historyBefore, Buffer send, Buffer recv) {
         viewsOnly = givesViews(send) && givesViews(recv);
         callIndex++;
-        signature = call;
+        this.call = call;
         history = historyBefore;
         verified = false;
-        control.enter(rank, callIndex, signature, historyBefore);
+        control.enter(rank, callIndex, call, historyBefore);
         waiter.compareCallsWith(disagreements);
+    }
+
+    /** The current call's signature, as peers compare it. */
+    private Signature signature() {
+        return Signature.of(call);
     }
 
     /** Whether the current call's buffers all give views, so that the crew may share its copies. */
@@ -182,7 +188,7 @@ final class Slots {
             ProtocolException damage = waiter.damaged(peer);
             throw damage != null ? damage // garbage written over the records by another process
                     : new CollectiveMismatchException(waiter.operation(), rank, peer, "rank " + peer + " is not in "
-                    + signature.describe() + " (" + control.latestCall(peer) + "); every rank must issue the same "
+                    + signature().describe() + " (" + control.latestCall(peer) + "); every rank must issue the same "
                     + "collectives, in the same order, with the same arguments");
         }
         JcollException disagreement = compare(peer, record.signature(), record.history());
@@ -207,7 +213,7 @@ final class Slots {
      * call, or null where it is: damage done to the segment by another process, or a disagreement that names both.
      */
     JcollException compare(int peer, Signature theirs, long theirHistory) {
-        return compare(peer, signature, history, theirs, theirHistory, false);
+        return compare(peer, signature(), history, theirs, theirHistory, false);
     }
 
     /**

@@ -2,7 +2,6 @@ package io.jcoll.shm;
 
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
-import io.jcoll.spi.Signature;
 import io.jcoll.spi.StagedAccess;
 
 import java.nio.ByteBuffer;
@@ -35,51 +34,51 @@ final class SmallCollectives {
         return bytes >= 0 && bytes <= limit;
     }
 
-    static void run(Boxes boxes, Slots s, Call call, Signature signature, long history) {
+    static void run(Boxes boxes, Slots s, Call call, long history) {
         int me = s.rank();
         int n = s.size();
         int root = call.root();
         boolean isRoot = me == root;
         if (call.operation() == Operation.BARRIER) {
-            boxes.exchange(s, signature, history, null, 0, 0, Boxes.EVERY, Boxes.EVERY);
+            boxes.exchange(s, call, history, null, 0, 0, Boxes.EVERY, Boxes.EVERY);
             return;
         }
         int block = (int) call.bytes(); // a rank's contribution, or each of its blocks
         StagedAccess out = (StagedAccess) call.recv();
         switch (call.operation()) {
             case ALL_REDUCE, REDUCE -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block,
+                int box = boxes.exchange(s, call, history, (StagedAccess) call.send(), 0, block,
                         readNow(root, isRoot), readBy(root, isRoot));
                 if (root < 0 || isRoot) {
                     reduce(boxes, s, call, box, 0, block, out);
                 }
             }
             case REDUCE_SCATTER -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n,
+                int box = boxes.exchange(s, call, history, (StagedAccess) call.send(), 0, block * n,
                         Boxes.EVERY, Boxes.EVERY);
                 reduce(boxes, s, call, box, me * block, block, out);
             }
             case ALL_GATHER, GATHER, SPLIT -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block,
+                int box = boxes.exchange(s, call, history, (StagedAccess) call.send(), 0, block,
                         readNow(root, isRoot), readBy(root, isRoot));
                 if (root < 0 || isRoot) {
                     copyBlocksOut(boxes, s, box, 0, block, out);
                 }
             }
             case ALL_TO_ALL -> {
-                int box = boxes.exchange(s, signature, history, (StagedAccess) call.send(), 0, block * n,
+                int box = boxes.exchange(s, call, history, (StagedAccess) call.send(), 0, block * n,
                         Boxes.EVERY, Boxes.EVERY);
                 copyBlocksOut(boxes, s, box, me * block, block, out);
             }
             case BROADCAST -> {
-                int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0, block,
+                int box = boxes.exchange(s, call, history, isRoot ? (StagedAccess) call.send() : null, 0, block,
                         isRoot ? Boxes.NONE : root, isRoot ? Boxes.EVERY : Boxes.NONE);
                 if (!(isRoot && call.inPlace())) {
                     copyOut(boxes, s, root, box, 0, block, out);
                 }
             }
             case SCATTER -> {
-                int box = boxes.exchange(s, signature, history, isRoot ? (StagedAccess) call.send() : null, 0,
+                int box = boxes.exchange(s, call, history, isRoot ? (StagedAccess) call.send() : null, 0,
                         block * n, isRoot ? Boxes.NONE : root, isRoot ? Boxes.EVERY : Boxes.NONE);
                 if (!(isRoot && call.inPlace())) {
                     copyOut(boxes, s, root, box, me * block, block, out);
