@@ -596,8 +596,21 @@ public final class CommunicatorImpl implements Communicator {
         Call call = numbered(operation, v);
         boolean untimed = smallCallsUntimed && FlightRecorder.isSmall(call);
         long now = untimed ? 0 : System.nanoTime(); // 0: the flight recorder's "not timed"
-        executeStarted(call, recorder.issuedStarted(call, algorithmOf, now),
-                untimed ? Transport.FROM_FIRST_WAIT : now + timeoutNanos);
+        long traceId = recorder.issuedStarted(call, algorithmOf, now);
+        // {@link #execute} written out, for the reason {@link #run} gives; the communicator was found open as the
+        // call was numbered, and only this thread closes it
+        CollectiveEvent event = CollectiveEvent.startIfEnabled();
+        boolean completed = false;
+        try {
+            try {
+                transport.execute(call, untimed ? Transport.FROM_FIRST_WAIT : now + timeoutNanos);
+            } catch (RuntimeException | Error e) {
+                throw failure(call, e);
+            }
+            completed = true;
+        } finally {
+            ended(call, traceId, event, completed);
+        }
     }
 
     /**
@@ -741,25 +754,20 @@ public final class CommunicatorImpl implements Communicator {
      * without their suppliers, for the reason {@link #run} gives.
      */
     private void execute(Issued issued) {
+        Call call = issued.call();
         long start = issued.startNanos();
-        recorder.started(issued.traceId(), FlightRecorder.calls(issued.call()), start);
-        executeStarted(issued.call(), issued.traceId(), deadline(issued, start));
-    }
-
-    /** {@link #execute} of a call whose start is recorded. */
-    private void executeStarted(Call call, long traceId, long deadlineNanos) {
-        CollectiveEvent event = CollectiveEvent.startIfEnabled();
+        CollectiveEvent event = started(issued, start);
         boolean completed = false;
         try {
             ensureOpen(call.operation().label());
             try {
-                transport.execute(call, deadlineNanos);
+                transport.execute(call, deadline(issued, start));
             } catch (RuntimeException | Error e) {
                 throw failure(call, e);
             }
             completed = true;
         } finally {
-            ended(call, traceId, event, completed);
+            ended(call, issued.traceId(), event, completed);
         }
     }
 
