@@ -115,7 +115,7 @@ final class SmallCollectives {
     /** {@code out} = {@code owner}'s {@code bytes} from {@code at} of its box. */
     private static void copyOut(Boxes boxes, Slots s, int owner, int box, int at, int bytes, StagedAccess out) {
         ByteBuffer dst = boxes.views.writable(s, out, 0, bytes);
-        dst.put(0, boxes.data(owner, box, at, bytes), 0, bytes);
+        Boxes.copy(dst, 0, boxes.data(owner, box, at, bytes), 0, bytes);
         out.commit(0, dst);
     }
 
@@ -134,7 +134,7 @@ final class SmallCollectives {
         }
         ByteBuffer dst = boxes.views.writable(s, out, 0, block * n);
         for (int j = 0; j < n; j++) {
-            dst.put(j * block, boxes.data(j, box, at, block), 0, block);
+            Boxes.copy(dst, j * block, boxes.data(j, box, at, block), 0, block);
         }
         out.commit(0, dst);
     }

@@ -39,6 +39,44 @@ class BoxesTest {
     private static final int OPS = 9;
 
     /**
+     * A box's copy gives the very bytes of the source at every length around its word-by-word limit (0 to two words
+     * past it), from and to direct and heap buffers, at odd offsets, whatever byte order each buffer reads in, and
+     * leaves the bytes around the destination alone.
+     */
+    @Test
+    void copiesAreByteExactAtEveryLengthOffsetAndOrder() {
+        SplittableRandom random = new SplittableRandom(19);
+        ByteOrder[] orders = {ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN};
+        for (int bytes = 0; bytes <= Boxes.WORD_COPY_BYTES + 16; bytes++) {
+            for (int kinds = 0; kinds < 4; kinds++) {
+                int srcAt = random.nextInt(9);
+                int dstAt = random.nextInt(9);
+                ByteBuffer src = buffer(kinds % 2 == 0, srcAt + bytes + 8).order(orders[random.nextInt(2)]);
+                ByteBuffer dst = buffer(kinds / 2 == 0, dstAt + bytes + 8).order(orders[random.nextInt(2)]);
+                byte[] in = new byte[src.capacity()];
+                byte[] before = new byte[dst.capacity()];
+                random.nextBytes(in);
+                random.nextBytes(before);
+                src.put(0, in);
+                dst.put(0, before);
+                Boxes.copy(dst, dstAt, src, srcAt, bytes);
+                byte[] out = new byte[dst.capacity()];
+                dst.get(0, out);
+                for (int k = 0; k < out.length; k++) {
+                    byte expected = k >= dstAt && k < dstAt + bytes ? in[srcAt + k - dstAt] : before[k];
+                    assertEquals(expected, out[k], "byte " + k + " of a " + bytes + "-byte copy from " + srcAt + " to "
+                            + dstAt + " (" + (src.isDirect() ? "direct" : "heap") + " " + src.order() + " to "
+                            + (dst.isDirect() ? "direct" : "heap") + " " + dst.order() + ")");
+                }
+            }
+        }
+    }
+
+    private static ByteBuffer buffer(boolean direct, int capacity) {
+        return direct ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
+    }
+
+    /**
      * Five thread ranks run the same random sequence of every collective with sizes on both sides of the boxes'
      * capacity (so that box calls and slot calls interleave), on int32 data whose sums are exact, and check each
      * output against the sum or copy computed here from every rank's input.
