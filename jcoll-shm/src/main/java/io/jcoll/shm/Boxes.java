@@ -168,8 +168,13 @@ final class Boxes {
         return box;
     }
 
-    /** Bytes up to which {@link #copy} moves words itself rather than through the buffer's bulk copy. */
-    static final int WORD_COPY_BYTES = 64;
+    /**
+     * Bytes up to which {@link #copy} moves words itself rather than through the buffer's bulk copy: two words. Each
+     * word moved through a buffer costs its index and state checks, so that on 32 Xeon cores, whose masked AVX-512
+     * copies are fast, eight of them (64 bytes) made the two-rank 64-byte AllReduce and Broadcast slower where the
+     * 8-byte ones gained (benchmarks/results/gpu-2026-11-30-lean-call).
+     */
+    static final int WORD_COPY_BYTES = 16;
 
     /**
      * {@code dst} from {@code dstAt} = {@code bytes} of {@code src} from {@code srcAt}. A buffer's bulk copy calls
