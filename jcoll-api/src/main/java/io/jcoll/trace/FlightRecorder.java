@@ -16,10 +16,10 @@ import java.util.function.Function;
  * communicator writes the ring to a file ({@link TraceDump}) and {@code jcoll trace} merges every rank's file into
  * one account of who stopped where.
  *
- * <p>The ring is one array of longs, a row of {@link #ROW} words a call, filled in place: recording a call allocates
+ * <p>The ring is one array of longs, a row of eight words a call, filled in place: recording a call allocates
  * nothing and writes one row, a cache line or two, on the calling thread (measured in {@code benchmarks/RESULTS.md}).
- * Calls are recorded by the communicator's issuing
- * thread (under its issue lock); a call's start and end by whichever thread runs or waits for it. The ring holds
+ * Calls are recorded by the communicator's issuing thread (under its issue lock, or its one thread where it is
+ * confined to one); a call's start and end by whichever thread runs or waits for it. The ring holds
  * {@code capacity} calls rounded up to a power of two (a call's slot is then its number's low bits: a division by
  * any other size is a few percent of a small call); {@link #entries} gives the last {@code capacity}. A slot is
  * reused that many calls later, so a call still pending then is dropped: its late start or end finds another call's
