@@ -584,7 +584,9 @@ public final class CommunicatorImpl implements Communicator {
      * {@link Issued} record between: its issue and start are the same moment, as nothing can come between on the
      * one thread that calls. With this, the recorder's one row a call and the shared-memory transport's leaner
      * path, a confined two-rank 8-byte Broadcast over shared memory on 32 Xeon cores took 0.55-0.83x the time it
-     * took before, 1.27x Open MPI's in the last lease (benchmarks/RESULTS.md, "A small call's path made lean").
+     * took before, 1.27x Open MPI's in the last lease (benchmarks/RESULTS.md, "A small call's path made lean"). The
+     * transport's work is {@link #executeStarted}'s, as for any other call: a copy of it written out here, as that
+     * build had it, was not told apart from it on the development VM (benchmarks/results/gpu-2026-11-30-lean-call).
      */
     private void callConfined(String operation, Validation v) {
         if (!runsInline(false)) {
@@ -596,21 +598,8 @@ public final class CommunicatorImpl implements Communicator {
         Call call = numbered(operation, v);
         boolean untimed = smallCallsUntimed && FlightRecorder.isSmall(call);
         long now = untimed ? 0 : System.nanoTime(); // 0: the flight recorder's "not timed"
-        long traceId = recorder.issuedStarted(call, algorithmOf, now);
-        // executeStarted written out (the build timed), without its check that the communicator is open: it was
-        // found open as the call was numbered, and only this thread closes it
-        CollectiveEvent event = CollectiveEvent.startIfEnabled();
-        boolean completed = false;
-        try {
-            try {
-                transport.execute(call, untimed ? Transport.FROM_FIRST_WAIT : now + timeoutNanos);
-            } catch (RuntimeException | Error e) {
-                throw failure(call, e);
-            }
-            completed = true;
-        } finally {
-            ended(call, traceId, event, completed);
-        }
+        executeStarted(call, recorder.issuedStarted(call, algorithmOf, now),
+                untimed ? Transport.FROM_FIRST_WAIT : now + timeoutNanos);
     }
 
     /**

@@ -89,7 +89,7 @@ public final class FlightRecorder {
     private static final int STARTED = 6;
     private static final int ENDED = 7;
     /** Words a row: 64 bytes, where the columns this replaced (one array a field) touched eleven lines a call. */
-    static final int ROW = 8;
+    private static final int ROW = 8;
     private static final int STATE_SHIFT = 24;
     private static final long STATE_MASK = 0xFFL << STATE_SHIFT;
 
@@ -130,7 +130,7 @@ public final class FlightRecorder {
         algorithms = new String[ring];
     }
 
-    /** Where call {@code id}'s entry lies: its index in {@link #algorithms}; its row starts at {@code ROW} times that. */
+    /** Where call {@code id}'s entry lies: its index in {@link #algorithms}; its row starts at ROW times that. */
     private int slot(long id) {
         return (int) id & slotMask;
     }
