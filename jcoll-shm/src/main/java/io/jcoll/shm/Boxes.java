@@ -179,8 +179,8 @@ final class Boxes {
     /**
      * {@code dst} from {@code dstAt} = {@code bytes} of {@code src} from {@code srcAt}. A buffer's bulk copy calls
      * the JVM's copy stub, which for a few bytes sets up masks and a call around one load and store: on the
-     * development VM's AMD cores a two-rank 8-byte Broadcast's root spent 19 % of its samples on the stub's masked
-     * AVX-512 load and store (perf, JDK 25). Up to {@link #WORD_COPY_BYTES}, words are moved in line instead, in
+     * development VM's AMD cores a rank of a two-rank 8-byte Broadcast spent 19 % of its samples on the stub's
+     * masked AVX-512 load and store (perf, JDK 25). Up to {@link #WORD_COPY_BYTES}, words are moved in line instead, in
      * native order on both sides (whatever order the buffers are set to read in), the odd bytes one by one.
      */
     static void copy(ByteBuffer dst, int dstAt, ByteBuffer src, int srcAt, int bytes) {
