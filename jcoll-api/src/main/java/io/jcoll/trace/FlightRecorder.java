@@ -287,7 +287,8 @@ public final class FlightRecorder {
 
     /**
      * Whether {@code call} is small: one call (not a group) of at most {@link #UNTIMED_BYTES}. Its end is recorded
-     * without a time when it completes; on a communicator confined to one thread, its issue and start too.
+     * without a time when it completes; where it runs as soon as it is issued, on a transport that times its waits
+     * from the first that blocks, its issue and start too.
      */
     public static boolean isSmall(Call call) {
         return call.members().isEmpty() && bytes(call) <= UNTIMED_BYTES;

@@ -13,6 +13,8 @@ import io.jcoll.exceptions.PeerFailureException;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -236,14 +238,16 @@ class ShmConfinedTest {
     }
 
     /**
-     * A small call reads no clock when it is issued; its limit runs from its first wait that blocks. Rank 1 never
-     * calls: rank 0's 8-byte all-reduce must still fail at JCOLL_TIMEOUT (1 s), not wait for ever.
+     * A small call reads no clock when it is issued, confined or not (from any thread, where no other call runs);
+     * its limit runs from its first wait that blocks. Rank 1 never calls: rank 0's 8-byte all-reduce must still
+     * fail at JCOLL_TIMEOUT (1 s), not wait for ever.
      */
-    @Test
-    void aSmallCallThatIsNeverAnsweredStillTimesOut() {
+    @ParameterizedTest
+    @ValueSource(strings = {"one", "any"})
+    void aSmallCallThatIsNeverAnsweredStillTimesOut(String threads) {
         int n = 2;
         int port = ShmGroup.freePort();
-        Map<String, String> settings = Map.of("JCOLL_THREADS", "one", "JCOLL_TIMEOUT", "1s");
+        Map<String, String> settings = Map.of("JCOLL_THREADS", threads, "JCOLL_TIMEOUT", "1s");
         CountDownLatch failed = new CountDownLatch(1);
         long[] waited = new long[1];
         List<Ranks.Outcome<Long>> outcomes = Ranks.outcomes(n, Duration.ofSeconds(60), rank -> {
