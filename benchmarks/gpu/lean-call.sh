@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A build's small calls over shared memory against an earlier build's, each confined to one thread and not, with
 # Open MPI's shared-memory path in the same rotated rounds (benchmarks/gpu/ab.sh): the runs of
-# benchmarks/results/gpu-2026-11-30-lean-call (leases 3 and 5).
+# benchmarks/results/gpu-2026-11-30-lean-call (leases 3 and 5) and gpu-2026-11-30-default-lean.
 #   GPU host, .gpu-old holding the earlier build's jars (benchmarks/gpu/ab.sh says how):
 #   [ROUNDS=4] [SPECS="broadcast:2 allreduce:2 broadcast:8"] [LIMIT=150] bash benchmarks/gpu/lean-call.sh
 #   (carry .gpu, .gpu-tests and .gpu-old). Writes $OUT/<op>-<ranks>-ab.log; variants old, new (calls from any

@@ -585,8 +585,8 @@ public final class CommunicatorImpl implements Communicator {
      * where the transport times its waits from the first that blocks, as on a confined communicator. Only the two
      * locks remain of what a confined call leaves out. Any other call waits its turn as {@link #issue} places it.
      * Through {@link #issue} and {@link #run}, with a clock read and two recorder writes, a 2-rank 8-byte Broadcast
-     * over shared memory on 32 Xeon cores took 1.5x this path's time (benchmarks/RESULTS.md, "Calls from any thread
-     * made lean").
+     * over shared memory on 32 Xeon cores took 1.46-1.49x this path's time (benchmarks/RESULTS.md, "Calls from any
+     * thread made lean").
      */
     private void callFromAnyThread(String operation, Validation v) {
         Issued waiting = null;
