@@ -127,7 +127,8 @@ public final class TraceDump {
         m.put("algorithm", e.algorithm());
         m.put("call", s.describe());
         m.put("state", e.state().label());
-        m.put("issued_us", micros(e.issuedNanos(), nowNanos, nowMicros));
+        // 0: not timed (a small call that ran as soon as it was issued, over a transport that times its own waits)
+        m.put("issued_us", e.issuedNanos() == 0 ? null : micros(e.issuedNanos(), nowNanos, nowMicros));
         m.put("started_us", e.startedNanos() == 0 ? null : micros(e.startedNanos(), nowNanos, nowMicros));
         m.put("ended_us", e.endedNanos() == 0 ? null : micros(e.endedNanos(), nowNanos, nowMicros));
         return m;

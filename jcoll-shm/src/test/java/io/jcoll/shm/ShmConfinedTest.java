@@ -10,12 +10,15 @@ import io.jcoll.exceptions.CommunicatorClosedException;
 import io.jcoll.exceptions.InvalidArgumentException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.exceptions.PeerFailureException;
+import io.jcoll.testing.JsonReader;
 import io.jcoll.testing.Ranks;
+import io.jcoll.trace.TraceReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -240,14 +244,16 @@ class ShmConfinedTest {
     /**
      * A small call reads no clock when it is issued, confined or not (from any thread, where no other call runs);
      * its limit runs from its first wait that blocks. Rank 1 never calls: rank 0's 8-byte all-reduce must still
-     * fail at JCOLL_TIMEOUT (1 s), not wait for ever.
+     * fail at JCOLL_TIMEOUT (1 s), not wait for ever; its flight-recorder file shows the call started, with no
+     * times rather than made-up ones, and {@code jcoll trace} says rank 0 was running it.
      */
     @ParameterizedTest
     @ValueSource(strings = {"one", "any"})
-    void aSmallCallThatIsNeverAnsweredStillTimesOut(String threads) {
+    void aSmallCallThatIsNeverAnsweredStillTimesOut(String threads, @TempDir Path traces) throws IOException {
         int n = 2;
         int port = ShmGroup.freePort();
-        Map<String, String> settings = Map.of("JCOLL_THREADS", threads, "JCOLL_TIMEOUT", "1s");
+        Map<String, String> settings = Map.of("JCOLL_THREADS", threads, "JCOLL_TIMEOUT", "1s",
+                "JCOLL_TRACE_DIR", traces.toString());
         CountDownLatch failed = new CountDownLatch(1);
         long[] waited = new long[1];
         List<Ranks.Outcome<Long>> outcomes = Ranks.outcomes(n, Duration.ofSeconds(60), rank -> {
@@ -271,6 +277,22 @@ class ShmConfinedTest {
         assertEquals(1, timeout.peer(), timeout.getMessage());
         // within the bound: JCOLL_TIMEOUT, and at most a second more
         assertTrue(waited[0] >= 900_000_000L && waited[0] <= 2_000_000_000L, "failed after " + waited[0] / 1e6 + " ms");
+
+        List<Path> files;
+        try (var listing = Files.list(traces)) {
+            files = listing.filter(p -> p.getFileName().toString().startsWith("jcoll-trace-rank0")).toList();
+        }
+        assertEquals(1, files.size(), "rank 0's flight-recorder file: " + files);
+        Map<?, ?> world = (Map<?, ?>) ((List<?>) ((Map<?, ?>) JsonReader.parse(Files.readString(files.get(0))))
+                .get("communicators")).get(0);
+        Map<?, ?> call = (Map<?, ?>) ((List<?>) world.get("calls")).get(0);
+        assertEquals("allReduce #0 (1 x float64, sum)", call.get("call"));
+        assertEquals("started", call.get("state"), "written as the timeout was found");
+        assertNull(call.get("issued_us"), "not timed: " + call);
+        assertNull(call.get("started_us"), "not timed: " + call);
+        String report = TraceReport.read(traces).toText();
+        // running it, for no made-up time; rank 1, which never failed, wrote no file
+        assertTrue(report.contains("rank 0: running it\n") && report.contains("no file from rank 1"), report);
     }
 
     /**
