@@ -569,7 +569,7 @@ public final class CommunicatorImpl implements Communicator {
         return issue(operation, v, true);
     }
 
-    /** A blocking call, issued and run: {@link #run}({@link #issue}), written out as the thread it comes from needs. */
+    /** A blocking call, issued and run: in effect {@link #run}({@link #issue}), on its thread mode's lean path. */
     private void call(String operation, Validation v) {
         if (confined) {
             callConfined(operation, v);
@@ -579,11 +579,11 @@ public final class CommunicatorImpl implements Communicator {
     }
 
     /**
-     * {@link #call} on a communicator any thread may call: where nothing is queued on the worker and no other
-     * thread's call runs (the run lock is free at once), the call is issued and started in the same moment, so it
-     * is recorded so, in one row's writes, and run with no {@link Issued} record between; a small one reads no clock
-     * where the transport times its waits from the first that blocks, as on a confined communicator. Only the two
-     * locks remain of what a confined call leaves out. Any other call waits its turn as {@link #issue} places it.
+     * {@link #call} on a communicator any thread may call. Where nothing is queued on the worker and the run lock is
+     * free at once, no other call can come between this one's issue and its start: it is recorded issued and started
+     * in one row's writes and run with no {@link Issued} record, and a small one reads no clock where the transport
+     * times its waits from the first that blocks, as on a confined communicator. Only the two locks remain of what a
+     * confined call leaves out. Any other call waits its turn as {@link #issue} places it.
      * Through {@link #issue} and {@link #run}, with a clock read and two recorder writes, a 2-rank 8-byte Broadcast
      * over shared memory on 32 Xeon cores took 1.46-1.49x this path's time (benchmarks/RESULTS.md, "Calls from any
      * thread made lean").
