@@ -592,15 +592,15 @@ public final class CommunicatorImpl implements Communicator {
         Issued waiting = null;
         Call call;
         long traceId = -1;
-        long deadline = 0;
+        long deadlineNanos = 0;
         synchronized (issueLock) {
             call = numbered(operation, v);
             if (runsInline(false) && runLock.tryLock()) {
                 try { // nothing comes between issue and start: this thread alone runs until it unlocks
-                    boolean untimed = smallCallsUntimed && FlightRecorder.isSmall(call);
-                    long now = untimed ? 0 : System.nanoTime(); // 0: the flight recorder's "not timed"
+                    boolean untimed = untimed(call);
+                    long now = startTime(untimed);
                     traceId = recorder.issuedStarted(call, algorithmOf, now);
-                    deadline = untimed ? Transport.FROM_FIRST_WAIT : now + timeoutNanos;
+                    deadlineNanos = deadline(untimed, now);
                 } catch (RuntimeException | Error e) {
                     runLock.unlock();
                     throw e;
@@ -614,7 +614,7 @@ public final class CommunicatorImpl implements Communicator {
             return;
         }
         try {
-            executeStarted(call, traceId, deadline);
+            executeStarted(call, traceId, deadlineNanos);
         } finally {
             runLock.unlock();
         }
@@ -638,10 +638,9 @@ public final class CommunicatorImpl implements Communicator {
         // only this thread queues calls on the worker: none is queued now, and none will be before this one runs
         requireOwner(operation);
         Call call = numbered(operation, v);
-        boolean untimed = smallCallsUntimed && FlightRecorder.isSmall(call);
-        long now = untimed ? 0 : System.nanoTime(); // 0: the flight recorder's "not timed"
-        executeStarted(call, recorder.issuedStarted(call, algorithmOf, now),
-                untimed ? Transport.FROM_FIRST_WAIT : now + timeoutNanos);
+        boolean untimed = untimed(call);
+        long now = startTime(untimed);
+        executeStarted(call, recorder.issuedStarted(call, algorithmOf, now), deadline(untimed, now));
     }
 
     /**
@@ -691,8 +690,8 @@ public final class CommunicatorImpl implements Communicator {
         requireOwner(operation);
         Call call = numbered(operation, v);
         boolean inline = runsInline(async);
-        boolean untimed = smallCallsUntimed && inline && FlightRecorder.isSmall(call);
-        long now = untimed ? 0 : System.nanoTime(); // 0: the flight recorder's "not timed"
+        boolean untimed = inline && untimed(call);
+        long now = startTime(untimed);
         long traceId = recorder.issued(call, algorithmOf, now);
         return new Issued(call, traceId, now, untimed, inline ? null : queueOnWorker());
     }
@@ -764,7 +763,25 @@ public final class CommunicatorImpl implements Communicator {
 
     /** The deadline {@code issued}'s transport work gets, started at {@code start}. */
     private long deadline(Issued issued, long start) {
-        return issued.untimed() ? Transport.FROM_FIRST_WAIT : start + timeoutNanos;
+        return deadline(issued.untimed(), start);
+    }
+
+    /**
+     * Whether a call that starts as soon as it is issued reads no clock: a small one, on a transport that times its
+     * waits from the first that blocks.
+     */
+    private boolean untimed(Call call) {
+        return smallCallsUntimed && FlightRecorder.isSmall(call);
+    }
+
+    /** When an inline call starts: {@link System#nanoTime}, or 0, the flight recorder's "not timed", if untimed. */
+    private static long startTime(boolean untimed) {
+        return untimed ? 0 : System.nanoTime();
+    }
+
+    /** The deadline of transport work started at {@code start}: from its first wait that blocks where untimed. */
+    private long deadline(boolean untimed, long start) {
+        return untimed ? Transport.FROM_FIRST_WAIT : start + timeoutNanos;
     }
 
     /**

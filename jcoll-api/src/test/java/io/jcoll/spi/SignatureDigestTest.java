@@ -65,12 +65,12 @@ class SignatureDigestTest {
             Signature s = Signature.of(call);
             for (java.nio.ByteOrder order : new java.nio.ByteOrder[] {java.nio.ByteOrder.LITTLE_ENDIAN,
                     java.nio.ByteOrder.BIG_ENDIAN}) {
-                java.nio.ByteBuffer made = java.nio.ByteBuffer.allocate(Signature.BYTES + 8).order(order);
-                java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocate(Signature.BYTES + 8).order(order);
-                s.writeTo(made, 8);
-                Signature.writeTo(call, direct, 8);
-                assertEquals(made, direct, call.describe() + ", " + order);
-                assertEquals(s, Signature.readFrom(direct, 8), call.describe());
+                java.nio.ByteBuffer fromSignature = java.nio.ByteBuffer.allocate(Signature.BYTES + 8).order(order);
+                java.nio.ByteBuffer fromCall = java.nio.ByteBuffer.allocate(Signature.BYTES + 8).order(order);
+                s.writeTo(fromSignature, 8);
+                Signature.writeTo(call, fromCall, 8);
+                assertEquals(fromSignature, fromCall, call.describe() + ", " + order);
+                assertEquals(s, Signature.readFrom(fromCall, 8), call.describe());
             }
             for (long digest : new long[] {0, 0x5DEECE66DL}) {
                 assertEquals(s.foldInto(digest), Signature.foldInto(call, digest), call.describe());

@@ -155,8 +155,8 @@ class FlightRecorderTest {
     }
 
     /**
-     * A confined communicator's inline call is issued and started at once: one row's writes, untimed (0) for a small
-     * call; its end then marks the same row, and a later start mark changes nothing of a call that has ended.
+     * An inline call that nothing can come before is issued and started at once: one row's writes, untimed (0) for a
+     * small call; its end then marks the same row, and a later start mark changes nothing of a call that has ended.
      */
     @Test
     void aCallIssuedAsItStartsIsRecordedStarted() {
