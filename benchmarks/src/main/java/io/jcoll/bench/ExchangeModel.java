@@ -10,8 +10,9 @@ import java.util.Locale;
  * The shared-memory transport's two-rank Broadcast exchange with no call path around it: what the lines that pass
  * between two cores cost a call, and which of the exchange's choices that cost follows. A root thread posts call
  * after call into a ring of boxes (a sequence word and four words of signature, history and data on one line),
- * and a receiver thread waits for each, reads it and, as the transport does, posts a box of its own that the root
- * reads back in batches of half the ring, and that tells the root when a box may be written again.
+ * and a receiver thread waits for each, reads it and, as the transport did until its receivers left three calls in
+ * four unposted (jcoll-shm's {@code Boxes.QUIET_PERIOD}), posts a box of its own that the root reads back in
+ * batches of half the ring, and that tells the root when a box may be written again.
  * <p>
  * Each of the choices, on the command line:
  * <ul>

@@ -1,6 +1,7 @@
 package io.jcoll.shm;
 
 import io.jcoll.exceptions.CollectiveMismatchException;
+import io.jcoll.exceptions.PeerFailureException;
 import io.jcoll.exceptions.ProtocolException;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Signature;
@@ -36,10 +37,20 @@ import java.nio.ByteOrder;
  * a receiver waits on the root and on another receiver only when that one falls {@code BOXES - 1} calls behind,
  * and every rank's call is still compared with every other's, within {@code BOXES} calls at the latest.
  *
+ * <p>Between two ranks, a broadcast's or scatter's receiver posts only every {@link #QUIET_PERIOD}th box call; it
+ * leaves the others unposted, comparing the root's call with its own as it reads the root's box, and the history
+ * in its next post covers them for the root. A box it leaves unposted keeps an earlier call, which the room for
+ * its next write is waited for. The root takes the receiver to be done with its box once the receiver has posted
+ * any later call, the first such being at most {@code QUIET_PERIOD} calls on; it compares a box the receiver posted
+ * all the same (their calls differ), and waits, as it closes, for the receiver's post of the last call, which the
+ * receiver makes as it closes.
+ *
  * <p>Why no wait can close a cycle: the lag a rank posts is at most {@code BOXES - 1}, so a peer that has posted
  * call {@code c - 1} is done with call {@code c - BOXES}, which is all that a rank writing box call {@code c}
- * needs. A rank waits for room only on peers behind it, and for boxes only of calls it has itself reached; the
- * ranks furthest behind wait for no one but each other, in a call they are all in.
+ * needs. Where the peer of two left call {@code c - 1} unposted, its post of the last call before that both ranks
+ * post, at most {@code QUIET_PERIOD} back, says the same: that post's lag is at most {@code QUIET_PERIOD}. A rank
+ * waits for room only on peers behind it, and for boxes only of calls it has itself reached; the ranks furthest
+ * behind wait for no one but each other, in a call they are all in.
  */
 final class Boxes {
 
@@ -77,6 +88,18 @@ final class Boxes {
      */
     static final int TWO_RANK_BATCH = Layout.BOXES / 2;
 
+    /**
+     * Between two ranks, a broadcast's or scatter's receiver posts its box of only every {@code QUIET_PERIOD}th box
+     * call; of the others it compares the root's call with its own as it reads the root's box, and its next post's
+     * history covers them for the root. What a receiver posts is one more line between the cores each call: the
+     * receiver takes it back from the root, which has read it, and the root reads it once more. In the exchange
+     * alone, with no call path around it, replies of every call took 117 ns a call on 32 Xeon cores where a counter
+     * every half ring took 70 (benchmarks/RESULTS.md, "The small Broadcast taken apart"). A power of two, at most
+     * half the boxes: every run of that many calls holds one that both ranks post, which carries the lag that room
+     * needs ({@link #lagLimit}).
+     */
+    static final int QUIET_PERIOD = TWO_RANK_BATCH;
+
     private final int rank;
     private final int size;
     private final int settleBatch;      // unread calls before this rank reads what its peers posted of them
@@ -89,7 +112,13 @@ final class Boxes {
     private final long[] peersDone;     // per peer: the box calls it was done with, as its boxes last told this rank
     private final long[] peersPosted;   // per peer: the latest box call this rank has seen it post
     private final int[] readers = new int[Layout.BOXES];   // per own box: who read it in their call (EVERY, NONE, a peer)
-    private final int[] readEarly = new int[Layout.BOXES]; // per own box of an unread call: the peer read in the call
+    private final int[] readEarly = new int[Layout.BOXES]; // per own box of an unread call: the peer read in the
+                                                           // call, or the one that left its box unposted
+    private final long[] held = new long[Layout.BOXES];    // per own box: the box call last posted in it (0: none)
+    private final boolean[] peerQuiet = new boolean[Layout.BOXES]; // per own box's call: the peer of two left its
+                                                                   // box of the call unposted (QUIET_PERIOD)
+    private final ByteBuffer unposted = ByteBuffer.allocateDirect(DATA_AT).order(ByteOrder.nativeOrder());
+                                        // this rank's record of its latest call that it left unposted
     private long calls;                 // box calls this rank has begun
     private long unreadFrom;            // the first of the box calls this rank posted without reading its peers'
                                         // boxes (all since are such calls too); 0: none
@@ -140,32 +169,73 @@ final class Boxes {
         } else if (unreadFrom != 0 && calls - unreadFrom + 1 >= settleBatch) {
             settleAvailable(s); // what its peers have posted: they may need it for room
         }
-        awaitRoom(sequence);
-        // what it left unread up to here: its own box of the oldest is written next, and its lag stays below BOXES
-        settleUpTo(s, sequence - Layout.BOXES + 1);
-        long done = unreadFrom != 0 ? unreadFrom - 1 : calls;
         int box = boxOf(sequence);
+        boolean quiet = leavesUnposted(sequence, readNow, readBy);
+        ByteBuffer mine = quiet ? unposted : boxes[rank][box];
+        long done = quiet ? 0 : makeRoom(s, sequence);
         calls = sequence;
-        readers[box] = readBy;
-        ByteBuffer mine = boxes[rank][box];
+        peerQuiet[box] = peerLeavesUnposted(sequence, readNow, readBy);
         if (in != null && bytes > 0) {
             copy(mine, DATA_AT, views.readable(s, in, byteOffset, bytes), 0, bytes);
         }
         mine.putLong(HISTORY_AT, history);
         Signature.writeTo(call, mine, SIGNATURE_AT);
-        LONGS.setRelease(mine, SEQUENCE_AT, sequence | (sequence - done) << LAG_SHIFT);
+        if (!quiet) {
+            readers[box] = readBy;
+            held[box] = sequence;
+            LONGS.setRelease(mine, SEQUENCE_AT, sequence | (sequence - done) << LAG_SHIFT);
+        }
         if (readNow == EVERY) {
             readPeers(s, sequence, false, NONE);
         } else {
             if (readNow != NONE) {
-                readPeer(s, readNow, sequence, false);
+                readPeer(s, readNow, sequence, false, mine);
             }
-            readEarly[box] = readNow;
+            readEarly[box] = peerQuiet[box] ? peerOfTwo() : readNow;
             if (unreadFrom == 0) {
                 unreadFrom = sequence;
             }
         }
         return box;
+    }
+
+    /**
+     * Before this rank posts box call {@code sequence}: room for it, and what it left unread settled far enough that
+     * the lag it posts stays within bounds ({@link #lagLimit}). Returns the box calls it is done with.
+     */
+    private long makeRoom(Slots s, long sequence) {
+        awaitRoom(sequence);
+        settleUpTo(s, sequence - lagLimit(sequence));
+        return unreadFrom != 0 ? unreadFrom - 1 : calls;
+    }
+
+    /**
+     * The most box calls a rank's post of box call {@code sequence} may leave unread before it: below {@code BOXES},
+     * so that its own oldest box is free to write; and between two ranks, at a call that no rank leaves unposted,
+     * {@link #QUIET_PERIOD}. A peer that needs to know this rank is done with a call it may not have posted after
+     * (a quiet one) reads it in that box: the last such call before its own is at most {@code QUIET_PERIOD} calls
+     * back, so it says done with every call up to {@code BOXES} back ({@link #doneWith}).
+     */
+    private long lagLimit(long sequence) {
+        return size == 2 && sequence % QUIET_PERIOD == 0 ? QUIET_PERIOD : Layout.BOXES - 1;
+    }
+
+    /**
+     * Whether this rank leaves its box of box call {@code sequence} unposted: as a two-rank broadcast's or scatter's
+     * receiver ({@code readNow} the root, {@code readBy} none), but at every {@link #QUIET_PERIOD}th call.
+     */
+    private boolean leavesUnposted(long sequence, int readNow, int readBy) {
+        return size == 2 && readNow >= 0 && readBy == NONE && sequence % QUIET_PERIOD != 0;
+    }
+
+    /** Whether this rank's side of box call {@code sequence} is the root's of a call its peer leaves unposted. */
+    private boolean peerLeavesUnposted(long sequence, int readNow, int readBy) {
+        return size == 2 && readNow == NONE && readBy == EVERY && sequence % QUIET_PERIOD != 0;
+    }
+
+    /** The other rank, of two. */
+    private int peerOfTwo() {
+        return 1 - rank;
     }
 
     /**
@@ -230,7 +300,56 @@ final class Boxes {
     private void settleOldest(Slots s) {
         long c = unreadFrom;
         unreadFrom = c < calls ? c + 1 : 0;
+        if (peerQuiet[boxOf(c)]) {
+            compareIfPosted(s, peerOfTwo(), c);
+        }
         readPeers(s, c, true, readEarly[boxOf(c)]);
+    }
+
+    /**
+     * A peer that this rank took to leave its box of box call {@code c} unposted may have posted it all the same:
+     * its call was another (both ranks took themselves for a broadcast's root, say), or it closed after it. Its box
+     * is compared where it holds that call; one that holds an earlier call says nothing (the peer has not got to
+     * it, or left it unposted), and costs little to read: the peer has not written it since this rank last did.
+     */
+    private void compareIfPosted(Slots s, int p, long c) {
+        if (posted(p, c) == c) {
+            readPeer(s, p, c, true, boxes[rank][boxOf(c)]);
+        }
+    }
+
+    /**
+     * Before this rank closes: its last box call, where it left it unposted, is posted now, and its peers' boxes of
+     * every call it left unread are read and compared, that of its last call waited for even where it took the peer
+     * to leave it unposted (the peer posts it as it closes). So a disagreement about the last call is not lost, and a
+     * peer that never came to it is named.
+     */
+    void settleBeforeClose(Slots s) {
+        if (calls == 0) {
+            return;
+        }
+        int last = boxOf(calls);
+        if (held[last] != calls) {
+            postLeftUnposted(s);
+        }
+        boolean waitForPeer = peerQuiet[last];
+        settle(s);
+        if (waitForPeer) {
+            readPeer(s, peerOfTwo(), calls, true, boxes[rank][last]);
+        }
+    }
+
+    /** Posts this rank's last box call, which it left unposted, from its record of it. */
+    private void postLeftUnposted(Slots s) {
+        long c = calls;
+        long done = makeRoom(s, c);
+        ByteBuffer mine = boxes[rank][boxOf(c)];
+        for (int at = HISTORY_AT; at < DATA_AT; at += Long.BYTES) {
+            mine.putLong(at, unposted.getLong(at));
+        }
+        readers[boxOf(c)] = NONE;
+        held[boxOf(c)] = c;
+        LONGS.setRelease(mine, SEQUENCE_AT, c | (c - done) << LAG_SHIFT);
     }
 
     private boolean everyBoxPosted(long c, int skipped) {
@@ -253,14 +372,18 @@ final class Boxes {
     }
 
     /**
-     * Until every peer is done with the call whose boxes box call {@code sequence} takes: known from the boxes last
-     * read for most calls. A peer that read this rank's box of that call in its own call is done with it once it has
-     * posted the next; one that read it later says so by its lag, in its box of the first call after that one or,
-     * where it left calls unread, in its box of the call before {@code sequence} (its lag is below {@code BOXES}).
+     * Until every peer is done with the call that this rank's box for box call {@code sequence} holds, the last it
+     * posted there: known from the boxes last read for most calls. A peer that read the box in its own call is done
+     * with it once it has posted a later call; one that read it later says so by its lag, in its box of the first
+     * call after that one that it posts or, where it left calls unread, in a box of the last calls before
+     * {@code sequence} ({@link #lastCarrier}).
      */
     private void awaitRoom(long sequence) {
-        long freed = sequence - Layout.BOXES;
-        if (freed <= 0) {
+        long freed = held[boxOf(sequence)];
+        if (freed <= 0 || freed < sequence - Layout.BOXES) {
+            // nothing posted in the box yet; or this rank left the box's call BOXES back unposted, reading the
+            // root's box of it, which told it the root had posted that later call and was done with every call up
+            // to BOXES - 1 before it (its lag), which takes in the call the box holds
             return;
         }
         int readBy = readers[boxOf(freed)];
@@ -279,20 +402,48 @@ final class Boxes {
         }
     }
 
-    /** Whether {@code peer} has posted a box call after {@code call}; remembers it. */
+    /**
+     * Whether {@code peer} has posted a box call after {@code call}, one of this rank's last {@code BOXES}; remembers
+     * it.
+     */
     private boolean postedAfter(int peer, long call) {
-        long number = posted(peer, call + 1);
-        if (number <= call) {
+        long first = firstPostedAfter(call);
+        long number = posted(peer, first);
+        if (number < first) {
             return false;
         }
-        checkHolds(peer, call + 1, number);
+        checkHolds(peer, first, number);
         peersPosted[peer] = Math.max(peersPosted[peer], number);
         return true;
     }
 
     /** Whether {@code peer}'s boxes say it is done with box call {@code freed}; remembers what they say. */
     private boolean doneWith(int peer, long freed, long sequence) {
-        return saysDone(peer, freed + 1, freed) || saysDone(peer, sequence - 1, freed);
+        return saysDone(peer, firstPostedAfter(freed), freed) || saysDone(peer, lastCarrier(sequence), freed);
+    }
+
+    /**
+     * The first box call after {@code call}, one of this rank's last {@code BOXES}, that the peer posts: the next,
+     * but where the peer of two leaves it unposted ({@link #QUIET_PERIOD}: at most {@code QUIET_PERIOD - 1} in a
+     * row).
+     */
+    private long firstPostedAfter(long call) {
+        long c = call + 1;
+        while (peerQuiet[boxOf(c)]) {
+            c++;
+        }
+        return c;
+    }
+
+    /**
+     * The box call before {@code sequence} in whose box a peer says, once it has posted it, that it is done with box
+     * call {@code sequence - BOXES}: the one just before, its lag being below {@code BOXES}; where the peer of two
+     * leaves that one unposted, the last call before it that both ranks post, whose lag is at most
+     * {@link #QUIET_PERIOD} ({@link #lagLimit}).
+     */
+    private long lastCarrier(long sequence) {
+        long c = sequence - 1;
+        return peerQuiet[boxOf(c)] ? c & -QUIET_PERIOD : c;
     }
 
     /**
@@ -330,27 +481,34 @@ final class Boxes {
     private void readPeers(Slots s, long sequence, boolean earlier, int skipped) {
         for (int p = 0; p < size; p++) {
             if (p != rank && p != skipped) {
-                readPeer(s, p, sequence, earlier);
+                readPeer(s, p, sequence, earlier, boxes[rank][boxOf(sequence)]);
             }
         }
     }
 
-    /** Waits for {@code p}'s box of box call {@code sequence} and compares it with this rank's. */
-    private void readPeer(Slots s, int p, long sequence, boolean earlier) {
+    /**
+     * Waits for {@code p}'s box of box call {@code sequence} and compares it with this rank's record of the call,
+     * {@code mine}: its box, or where it left its box unposted, {@link #unposted}.
+     */
+    private void readPeer(Slots s, int p, long sequence, boolean earlier, ByteBuffer mine) {
         int box = boxOf(sequence);
         try {
             awaitBox(p, box, sequence); // the wait compares the peer's record of the call as it goes
         } catch (CollectiveMismatchException e) {
             settleFirst(s, earlier);
+            compareQuietCalls(s, p, sequence);
+            throw e;
+        } catch (PeerFailureException e) {
+            compareQuietCalls(s, p, sequence); // it may have failed on a difference these show this rank
             throw e;
         }
-        ByteBuffer mine = boxes[rank][box];
         ByteBuffer theirs = boxes[p][box];
         if (!sameCall(theirs, mine)) {
             Signature theirCall = Signature.readFrom(theirs, SIGNATURE_AT);
             long theirHistory = theirs.getLong(HISTORY_AT);
             if (theirCall.equals(Signature.readFrom(mine, SIGNATURE_AT))) {
                 settleFirst(s, earlier); // the same call after different ones
+                compareQuietCalls(s, p, sequence);
             }
             throw earlier
                     ? s.compareEarlier(p, Signature.readFrom(mine, SIGNATURE_AT), mine.getLong(HISTORY_AT),
@@ -367,6 +525,22 @@ final class Boxes {
     private void settleFirst(Slots s, boolean earlier) {
         if (!earlier && unreadFrom != 0) {
             settle(s);
+        }
+    }
+
+    /**
+     * Before a difference in the calls before box call {@code sequence} is thrown: {@code p}'s boxes of the recent
+     * calls this rank took it to leave unposted, compared where it posted them all the same, which throws the
+     * difference that came first where one holds it (both ranks took themselves for a broadcast's root, say: each
+     * posted, each took the other to leave its box unposted, and the calls after it differ only by history). The
+     * peer has posted box call {@code sequence}, or entered it, or failed: every box call before it that it posts
+     * is posted.
+     */
+    private void compareQuietCalls(Slots s, int p, long sequence) {
+        for (long c = Math.max(1, Math.max(sequence, calls) - Layout.BOXES + 1); c < sequence; c++) {
+            if (peerQuiet[boxOf(c)]) {
+                compareIfPosted(s, p, c);
+            }
         }
     }
 

@@ -397,7 +397,7 @@ final class ShmTransport implements Transport {
             waiter.beginOutsideCalls("close", "close (comparing the last call, which this rank finished without "
                     + "waiting for its peers)", System.nanoTime() + context.timeout().toNanos());
             try {
-                boxes.settle(slots);
+                boxes.settleBeforeClose(slots);
                 PendingFault.raise();
             } catch (InternalError | RuntimeException e) {
                 failure = onSegment("close", null, e); // thrown once everything is released

@@ -191,6 +191,71 @@ class BoxesTest {
     }
 
     /**
+     * Two ranks in short runs (1 to 9 calls) of every kind of small call, the root changing from run to run, each
+     * rank pausing now and then on its own (so that either runs ahead, and the one behind may be either role):
+     * a two-rank broadcast's or scatter's receiver leaves three box calls in four unposted
+     * ({@link Boxes#QUIET_PERIOD}), and room, the lag that says a box is free, and the comparison of calls must
+     * follow who posted what whichever way the roles fall. A box written again before its reader was done would show
+     * as a wrong output; a rank waiting for a post that never comes, as a timeout (20 s).
+     */
+    @Test
+    void twoRanksTakingTurnsInShortRunsMatchTheReference() {
+        int n = 2;
+        long seed = new SplittableRandom().nextLong();
+        int port = ShmGroup.freePort();
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "20s"))) {
+                SplittableRandom plan = new SplittableRandom(seed); // the same on every rank
+                SplittableRandom pauses = new SplittableRandom(seed + 1 + rank); // each rank's own
+                int round = 0;
+                while (round < 3000) {
+                    int op = plan.nextInt(OPS);
+                    int root = plan.nextInt(n);
+                    for (int run = plan.nextInt(1, 10); run > 0; run--, round++) {
+                        int count = plan.nextInt(1, plan.nextInt(20) == 0 ? 1400 : 64);
+                        if (op == 3 || op == 4 || op == 6 || op == 7) {
+                            count = Math.max(1, count / n);
+                        }
+                        long salt = plan.nextLong();
+                        boolean direct = plan.nextBoolean();
+                        if (pauses.nextInt(16) == 0) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(pauses.nextInt(200_000));
+                        }
+                        try {
+                            check(comm, op, count, root, salt, direct, round);
+                        } catch (AssertionError | RuntimeException e) {
+                            throw new AssertionError("seed " + seed + ": " + e.getMessage(), e);
+                        }
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /**
+     * Two ranks that close after 1 to {@code 2 * QUIET_PERIOD} small broadcasts, so after each place in the
+     * period: where the receiver left its last box unposted, it posts it as it closes, and the root, which compares
+     * the last call as it closes, waits for it. Neither may fail or wait out the timeout; every value is checked.
+     */
+    @Test
+    void twoRanksCloseCleanlyAfterEveryPlaceInTheQuietPeriod() {
+        int n = 2;
+        for (int calls = 1; calls <= 2 * Boxes.QUIET_PERIOD; calls++) {
+            int k = calls;
+            int port = ShmGroup.freePort();
+            Ranks.all(n, Duration.ofMinutes(1), rank -> {
+                try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_TIMEOUT", "20s"))) {
+                    for (int call = 0; call < k; call++) {
+                        check(comm, 2, 1 + call, 0, 1000L * k + call, false, call);
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
+    /**
      * A root of small broadcasts runs ahead of receivers that are late: it posts {@link Layout#BOXES} - 1 calls
      * before any receiver has entered the first, and then waits for room before the next; the receivers, once they
      * come, find every call's own values. Three ranks; the receivers enter only once the root has returned from
