@@ -11,6 +11,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.function.BooleanSupplier;
 
 /**
  * Small collectives in one exchange: every rank writes its call's number, signature, history and whole input
@@ -204,7 +205,7 @@ final class Boxes {
      * the lag it posts stays within bounds ({@link #lagLimit}). Returns the box calls it is done with.
      */
     private long makeRoom(Slots s, long sequence) {
-        awaitRoom(sequence);
+        awaitRoom(s, sequence);
         settleUpTo(s, sequence - lagLimit(sequence));
         return unreadFrom != 0 ? unreadFrom - 1 : calls;
     }
@@ -378,7 +379,7 @@ final class Boxes {
      * call after that one that it posts or, where it left calls unread, in a box of the last calls before
      * {@code sequence} ({@link #lastCarrier}).
      */
-    private void awaitRoom(long sequence) {
+    private void awaitRoom(Slots s, long sequence) {
         long freed = held[boxOf(sequence)];
         if (freed <= 0 || freed < sequence - Layout.BOXES) {
             // nothing posted in the box yet; or this rank left the box's call BOXES back unposted, reading the
@@ -394,11 +395,24 @@ final class Boxes {
             int peer = p;
             if (readBy == EVERY || readBy == p) {
                 if (peersPosted[p] <= freed && !postedAfter(p, freed)) {
-                    waiter.until(() -> peer, () -> postedAfter(peer, freed));
+                    awaitRoomFrom(s, peer, sequence, () -> postedAfter(peer, freed));
                 }
             } else if (!doneWith(p, freed, sequence)) {
-                waiter.until(() -> peer, () -> doneWith(peer, freed, sequence));
+                awaitRoomFrom(s, peer, sequence, () -> doneWith(peer, freed, sequence));
             }
+        }
+    }
+
+    /**
+     * Until {@code peer} has left room ({@code done}); where it fails meanwhile, the boxes it may have posted of calls
+     * this rank took it to leave unposted are compared first: its failure may be a difference they show here too.
+     */
+    private void awaitRoomFrom(Slots s, int peer, long sequence, BooleanSupplier done) {
+        try {
+            waiter.until(() -> peer, done);
+        } catch (PeerFailureException e) {
+            compareQuietCalls(s, peer, sequence);
+            throw e;
         }
     }
 
