@@ -159,8 +159,9 @@ final class Boxes {
      * peer, a broadcast's root), waiting for each and comparing its call with theirs, as the slots' first wait does
      * ({@link Slots#compare}); the others' boxes of the call are read later ({@link #settle}). {@code readBy} says
      * which peers read this rank's box in their own call ({@link #EVERY}, {@link #NONE} or one): their having
-     * posted a later call then tells that they are done with it. Returns the box the call's data lie in, for
-     * {@link #data}.
+     * posted a later call then tells that they are done with it. Between two ranks a broadcast's or scatter's
+     * receiver leaves three calls in four unposted ({@link #QUIET_PERIOD}), writing its record of the call where
+     * only it reads it. Returns the box the call's data lie in, for {@link #data}.
      */
     int exchange(Slots s, Call call, long history, StagedAccess in, long byteOffset, int bytes,
                  int readNow, int readBy) {
@@ -213,9 +214,10 @@ final class Boxes {
     /**
      * The most box calls a rank's post of box call {@code sequence} may leave unread before it: below {@code BOXES},
      * so that its own oldest box is free to write; and between two ranks, at a call that no rank leaves unposted,
-     * {@link #QUIET_PERIOD}. A peer that needs to know this rank is done with a call it may not have posted after
-     * (a quiet one) reads it in that box: the last such call before its own is at most {@code QUIET_PERIOD} calls
-     * back, so it says done with every call up to {@code BOXES} back ({@link #doneWith}).
+     * {@link #QUIET_PERIOD}. A peer about to write its box call {@code c} needs to know this rank is done with call
+     * {@code c - BOXES}; where this rank left call {@code c - 1} unposted, the peer reads that in its post of the
+     * last such call before, at most {@code QUIET_PERIOD} back, whose lag of at most {@code QUIET_PERIOD} takes in
+     * every call up to {@code BOXES} back ({@link #lastCarrier}).
      */
     private long lagLimit(long sequence) {
         return size == 2 && sequence % QUIET_PERIOD == 0 ? QUIET_PERIOD : Layout.BOXES - 1;
