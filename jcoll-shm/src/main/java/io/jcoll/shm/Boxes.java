@@ -42,9 +42,10 @@ import java.util.function.BooleanSupplier;
  * leaves the others unposted, comparing the root's call with its own as it reads the root's box, and the history
  * in its next post covers them for the root. A box it leaves unposted keeps an earlier call, which the room for
  * its next write is waited for. The root takes the receiver to be done with its box once the receiver has posted
- * any later call, the first such being at most {@code QUIET_PERIOD} calls on; it compares a box the receiver posted
- * all the same (their calls differ), and waits, as it closes, for the receiver's post of the last call, which the
- * receiver makes as it closes.
+ * any later call, the first such being at most {@code QUIET_PERIOD} calls on. A box the receiver posted all the same
+ * (their calls differed) is compared before a later difference or the receiver's failure is thrown, so that the
+ * first difference is the one named; and as it closes, the root waits for the receiver's post of the last call,
+ * which the receiver makes as it closes.
  *
  * <p>Why no wait can close a cycle: the lag a rank posts is at most {@code BOXES - 1}, so a peer that has posted
  * call {@code c - 1} is done with call {@code c - BOXES}, which is all that a rank writing box call {@code c}
@@ -183,9 +184,7 @@ final class Boxes {
         mine.putLong(HISTORY_AT, history);
         Signature.writeTo(call, mine, SIGNATURE_AT);
         if (!quiet) {
-            readers[box] = readBy;
-            held[box] = sequence;
-            LONGS.setRelease(mine, SEQUENCE_AT, sequence | (sequence - done) << LAG_SHIFT);
+            publish(sequence, done, readBy);
         }
         if (readNow == EVERY) {
             readPeers(s, sequence, false, NONE);
@@ -303,9 +302,6 @@ final class Boxes {
     private void settleOldest(Slots s) {
         long c = unreadFrom;
         unreadFrom = c < calls ? c + 1 : 0;
-        if (peerQuiet[boxOf(c)]) {
-            compareIfPosted(s, peerOfTwo(), c);
-        }
         readPeers(s, c, true, readEarly[boxOf(c)]);
     }
 
@@ -313,7 +309,7 @@ final class Boxes {
      * A peer that this rank took to leave its box of box call {@code c} unposted may have posted it all the same:
      * its call was another (both ranks took themselves for a broadcast's root, say), or it closed after it. Its box
      * is compared where it holds that call; one that holds an earlier call says nothing (the peer has not got to
-     * it, or left it unposted), and costs little to read: the peer has not written it since this rank last did.
+     * it, or left it unposted).
      */
     private void compareIfPosted(Slots s, int p, long c) {
         if (posted(p, c) == c) {
@@ -335,11 +331,11 @@ final class Boxes {
         if (held[last] != calls) {
             postLeftUnposted(s);
         }
-        boolean waitForPeer = peerQuiet[last];
-        settle(s);
-        if (waitForPeer) {
-            readPeer(s, peerOfTwo(), calls, true, boxes[rank][last]);
+        if (peerQuiet[last]) { // the peer posts it as it closes: it is read as any box left unread
+            peerQuiet[last] = false;
+            readEarly[last] = NONE;
         }
+        settle(s);
     }
 
     /** Posts this rank's last box call, which it left unposted, from its record of it. */
@@ -350,9 +346,18 @@ final class Boxes {
         for (int at = HISTORY_AT; at < DATA_AT; at += Long.BYTES) {
             mine.putLong(at, unposted.getLong(at));
         }
-        readers[boxOf(c)] = NONE;
-        held[boxOf(c)] = c;
-        LONGS.setRelease(mine, SEQUENCE_AT, c | (c - done) << LAG_SHIFT);
+        publish(c, done, NONE); // a receiver's call: its root reads it later
+    }
+
+    /**
+     * Makes this rank's box of box call {@code sequence}, written but for its first word, visible: the call's number
+     * and lag (this rank done with box calls up to {@code done}) last, and remembers who reads it in their call.
+     */
+    private void publish(long sequence, long done, int readBy) {
+        int box = boxOf(sequence);
+        readers[box] = readBy;
+        held[box] = sequence;
+        LONGS.setRelease(boxes[rank][box], SEQUENCE_AT, sequence | (sequence - done) << LAG_SHIFT);
     }
 
     private boolean everyBoxPosted(long c, int skipped) {
