@@ -50,6 +50,7 @@ final class Control {
     private static final int SINGLE_COPY_IN_PLACE_MIN_AT = ENTERED_AT + 88;
     private static final int OUTPUT_AT = ENTERED_AT + 96;
     private static final int SINGLE_COPY_REDUCE_MIN_AT = ENTERED_AT + 104;
+    private static final int SLOTS_CHOSEN_AT = ENTERED_AT + 112;
 
     private static final int TAG_AT = 0;
     private static final int SIGNATURE_AT = 8;
@@ -138,13 +139,19 @@ final class Control {
     }
 
     /**
-     * Where peers read {@code rank}'s data in its current single-copy call (0: they cannot), and whether the call
-     * overwrites it (in place), published by its next counter advance.
+     * Where peers read {@code rank}'s data in its current single-copy call (0: they cannot), whether the call
+     * overwrites it (in place), and whether the rank chose the slots for it, published by its next counter advance.
      */
-    void publishSource(int rank, long address, boolean inPlace) {
+    void publishSource(int rank, long address, boolean inPlace, boolean slotsChosen) {
         int at = (int) layout.controlOffset(rank);
         map.putLong(at + SOURCE_AT, address);
         map.putLong(at + SOURCE_IN_PLACE_AT, inPlace ? 1 : 0);
+        map.putLong(at + SLOTS_CHOSEN_AT, slotsChosen ? 1 : 0);
+    }
+
+    /** Whether {@code rank} chose the slots for its current single-copy call ({@link PathChooser}). */
+    boolean slotsChosen(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + SLOTS_CHOSEN_AT) == 1;
     }
 
     /** Where {@code rank}'s output starts in its current single-copy reduction, for peers to read; 0: nowhere. */

@@ -47,6 +47,11 @@ import java.util.function.IntToLongFunction;
  * 2026-11-28). Runs of one system after the other had hidden it in the host's moves (0.83-1.54x the slots' time).
  * On two CPUs of a Xeon the read root was faster than the slots at 128-512 KB too and slower at 2 MB (1.06-1.13x
  * Open MPI's time against 0.93-0.96x): the limit follows the VM, a host of two CPUs as this path meets them.
+ *
+ * <p>The sizes above say where this path runs (JCOLL_SHM_SINGLE_COPY=auto, the default). Under {@code timed} they say
+ * where it may, and whether it does is rank 0's pick, call by call, by the recent times of this path and the slots
+ * on this host ({@link PathChooser}): on the 2-vCPU VM the slots took 0.56-0.88x Open MPI's time in one run and
+ * 1.13-3.58x in the next, where this path took about Open MPI's in both. {@code off}: never.
  */
 final class SingleCopy {
 
@@ -128,11 +133,14 @@ final class SingleCopy {
     private final String tracerSays; // what Yama asked of this rank and what it did (Tracer); null: nothing
     private final long inPlaceRootMaxBytes; // the largest in-place broadcast whose root is read; NO_IN_PLACE_ROOT
     private final long exchangeBytes;       // an in-place all-to-all's chunk of every peer's block, at most
+    private final PathChooser chooser;      // rank 0's where JCOLL_SHM_SINGLE_COPY=timed: single copy or the slots
+    private final String choiceSays;        // for the report: how rank 0 picks between this path and the slots; null
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
                                             // chunk of every peer's input an all-reduce reads to reduce
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
-                       long exchangeBytes, String offBecause, String tracerSays) {
+                       long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
+                       String choiceSays) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -141,6 +149,8 @@ final class SingleCopy {
         this.exchangeBytes = exchangeBytes;
         this.offBecause = offBecause;
         this.tracerSays = tracerSays;
+        this.chooser = chooser;
+        this.choiceSays = choiceSays;
     }
 
     /**
@@ -193,8 +203,8 @@ final class SingleCopy {
      */
     static Offer offer(Settings settings, Control control, int rank, int crew) {
         String mode = settings.get("JCOLL_SHM_SINGLE_COPY").orElse("auto");
-        if (!mode.equals("auto") && !mode.equals("off")) {
-            throw new IllegalArgumentException("JCOLL_SHM_SINGLE_COPY must be auto or off (was " + mode + ")");
+        if (!mode.equals("auto") && !mode.equals("timed") && !mode.equals("off")) {
+            throw new IllegalArgumentException("JCOLL_SHM_SINGLE_COPY must be auto, timed or off (was " + mode + ")");
         }
         Sizes given = Sizes.given(size(settings, "JCOLL_SHM_SINGLE_COPY_MIN"),
                 size(settings, "JCOLL_SHM_SINGLE_COPY_GATHER_MIN"),
@@ -205,10 +215,10 @@ final class SingleCopy {
         long value = RANDOM.nextLong();
         canary.putLong(0, value);
         Tracer.Mode tracer = Tracer.mode(settings);
-        boolean on = mode.equals("auto");
+        boolean on = !mode.equals("off");
         // off: not even bound (binding a native call makes the JVM warn without --enable-native-access)
         control.publishCanary(rank, on ? ProcessVmRead.address(canary) : 0, value);
-        return new Offer(rank, on, given, tracer, crew, canary);
+        return new Offer(rank, on, mode.equals("timed"), given, tracer, crew, canary);
     }
 
     private static long size(Settings settings, String name) {
@@ -223,7 +233,7 @@ final class SingleCopy {
      * A rank's settings (sizes as given, {@link #UNSET} where not; whom it lets read its memory where Yama asks),
      * the threads that share its copies, and its canary (kept reachable until every peer has read it).
      */
-    record Offer(int rank, boolean on, Sizes sizes, Tracer.Mode tracer, int crew, ByteBuffer canary) {
+    record Offer(int rank, boolean on, boolean timed, Sizes sizes, Tracer.Mode tracer, int crew, ByteBuffer canary) {
 
         /**
          * Once every rank has claimed its block (its pid and canary are there): where its peers are other
@@ -277,12 +287,16 @@ final class SingleCopy {
                 why[0] += "; " + tracerSays; // what Yama asked: most likely why a rank could not read its peers
             }
             if (why[0] != null) {
-                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null);
+                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null, null);
             }
             boolean twoAlone = size == 2 && alone;
+            // rank 0 chooses for all (PathChooser); its setting is the one that counts
+            PathChooser chooser = rank == 0 && timed ? new PathChooser() : null;
+            String choiceSays = chooser == null ? null
+                    : "picked call by call against the slots by their recent times (JCOLL_SHM_SINGLE_COPY=timed)";
             return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone),
                     twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
-                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays);
+                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, choiceSays);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -303,6 +317,7 @@ final class SingleCopy {
                 + describe(sizes, exchangeBytes)
                 + (inPlaceRootMaxBytes == NO_IN_PLACE_ROOT ? ""
                         : ", in-place broadcasts' roots too up to " + Limits.describe(inPlaceRootMaxBytes))
+                + (choiceSays == null ? "" : "; " + choiceSays)
                 + (tracerSays == null ? "" : "; " + tracerSays);
     }
 
@@ -345,16 +360,21 @@ final class SingleCopy {
         };
     }
 
-    /** Runs {@code call} with one copy a byte and returns true, or returns false for the slots to run it. */
+    /**
+     * Runs {@code call} with one copy a byte and returns true, or returns false for the slots to run it: where a
+     * rank's input cannot be read, or rank 0 chose the slots ({@link PathChooser}).
+     */
     boolean run(Slots s, Call call) {
-        control.publishSource(s.rank(), sourceAddress(call, inPlaceRootMaxBytes), call.inPlace());
+        long start = chooser == null ? 0 : System.nanoTime();
+        boolean slotsChosen = chooser != null && chooser.slotsNext(call);
+        control.publishSource(s.rank(), sourceAddress(call, inPlaceRootMaxBytes), call.inPlace(), slotsChosen);
         boolean reduction = call.operation() == Operation.ALL_REDUCE;
         if (reduction) {
             control.publishOutput(s.rank(), address(call.recv())); // where peers read its reduced slice
         }
         s.publish();
         s.awaitAll();
-        long[] sources = sources(call);
+        long[] sources = control.slotsChosen(0) ? null : sources(call); // rank 0 chooses for all: PathChooser
         boolean inPlaceAllToAll = call.operation() == Operation.ALL_TO_ALL && anyInPlace();
         long bytes = call.count() * call.type().size() * size;
         if (inPlaceAllToAll && (bytes < sizes.inPlaceMinBytes() || bytes > sizes.inPlaceMaxBytes())) {
@@ -363,6 +383,9 @@ final class SingleCopy {
         long[] outputs = reduction && sources != null ? published(control::output, r -> true) : null;
         if (reduction && outputs == null) {
             sources = null; // a rank's output cannot be read: every rank sees as much
+        }
+        if (chooser != null) {
+            chooser.started(call, sources == null, start);
         }
         if (sources != null && reduction) {
             allReduce(s, call, sources, outputs);

@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Single copy: ranks reading each other's buffers with process_vm_readv (ranks as threads here read their own
  * process's memory; the process ranks of ShmFaultTest read each other's). Every call of every size takes it here
- * (JCOLL_SHM_SINGLE_COPY_MIN=1, no boxes) where its buffers allow, against the double-precision reference. JDK
+ * (JCOLL_SHM_SINGLE_COPY_MIN=1, no boxes) where its buffers allow, against the double-precision reference; and
+ * under JCOLL_SHM_SINGLE_COPY=timed, where rank 0 picks it or the slots call by call, every rank takes its way. JDK
  * 17-21 have no binding: there the ranks say so and take the slots.
  */
 class SingleCopyTest {
@@ -429,10 +430,83 @@ class SingleCopyTest {
     }
 
     @Test
-    void aSettingOtherThanAutoOrOffIsRefused() {
+    void aSettingOtherThanAutoTimedOrOffIsRefused() {
         int port = ShmGroup.freePort();
         RuntimeException e = assertThrows(RuntimeException.class,
                 () -> ShmGroup.join(0, 1, port, Map.of("JCOLL_SHM_SINGLE_COPY", "yes")).close());
-        assertTrue(String.valueOf(e.getMessage()).contains("JCOLL_SHM_SINGLE_COPY must be auto or off"), e.toString());
+        assertTrue(String.valueOf(e.getMessage()).contains("JCOLL_SHM_SINGLE_COPY must be auto, timed or off"),
+                e.toString());
+    }
+
+    /**
+     * Under timed rank 0 alone picks single copy or the slots for a call, and every rank takes its way: each kind of
+     * call goes by single copy for its first {@link PathChooser#RUN} calls and through the slots for as many next
+     * ({@link PathChooser}; a rank that took the other way would hang or fail naming the call). Every op single copy
+     * takes, in and out of place, at sizes from 1 element to 5461 (each a kind of its own), two calls more than two
+     * runs each with fresh random data, checked against the double-precision reference; 2 and 3 ranks, rank 0's
+     * report saying that it picks.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 3})
+    void everyRankTakesTheWayRankZeroPicks(int n) {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        Map<String, String> settings = new HashMap<>(EVERY_CALL);
+        settings.put("JCOLL_SHM_SINGLE_COPY", "timed");
+        int port = ShmGroup.freePort();
+        SplittableRandom seeds = new SplittableRandom();
+        long[] seedOf = new long[64];
+        for (int i = 0; i < seedOf.length; i++) {
+            seedOf[i] = seeds.nextLong();
+        }
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
+                String summary = comm.network().summary();
+                assertEquals(rank == 0, summary.contains(
+                        "picked call by call against the slots by their recent times (JCOLL_SHM_SINGLE_COPY=timed)"),
+                        summary);
+                int call = 0;
+                for (int count = 1; count <= 16 << 10; count = count * 4 + 1) { // 1, 5, 21 ... 5461 (21 KiB)
+                    for (int time = 0; time < 2 * PathChooser.RUN + 2; time++) {
+                        long seed = seedOf[call++ % seedOf.length];
+                        allToAllIsRight(comm, seed, count, true, true);
+                        allToAllInPlaceIsRight(comm, seed, count);
+                        allReduceIsRight(comm, seed, count, false);
+                        allReduceIsRight(comm, seed, count, true);
+                        allGatherIsRight(comm, seed, count);
+                        broadcastIsRight(comm, seed, count, time % n);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /** An all-gather of {@code count} floats a rank, fresh values from {@code seed}, checked element by element. */
+    private static void allGatherIsRight(Communicator comm, long seed, int count) {
+        int n = comm.size();
+        ByteBuffer mine = buffer(true, count);
+        for (int i = 0; i < count; i++) {
+            mine.putFloat(i * 4, value(seed, comm.rank(), 3, i));
+        }
+        ByteBuffer all = buffer(true, count * n);
+        comm.allGather(HostBuffer.of(mine, DataType.FLOAT32), HostBuffer.of(all, DataType.FLOAT32), count);
+        for (int s = 0; s < n; s++) {
+            for (int i = 0; i < count; i++) {
+                assertEquals(value(seed, s, 3, i), all.getFloat((s * count + i) * 4), "all-gather from rank " + s);
+            }
+        }
+    }
+
+    /** An out-of-place broadcast of {@code count} floats from {@code root}, checked element by element. */
+    private static void broadcastIsRight(Communicator comm, long seed, int count, int root) {
+        ByteBuffer in = buffer(true, count);
+        for (int i = 0; i < count; i++) {
+            in.putFloat(i * 4, value(seed, comm.rank(), 4, i));
+        }
+        ByteBuffer out = buffer(true, count);
+        comm.broadcast(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(out, DataType.FLOAT32), count, root);
+        for (int i = 0; i < count; i++) {
+            assertEquals(value(seed, root, 4, i), out.getFloat(i * 4), "broadcast from rank " + root);
+        }
     }
 }

@@ -1,0 +1,143 @@
+package io.jcoll.shm;
+
+import io.jcoll.spi.Call;
+import io.jcoll.spi.Operation;
+
+/**
+ * Which way a large call goes where both can take it, single copy ({@link SingleCopy}: the kernel copies each byte
+ * out of the peer's memory) or the slots (two copies through the segment), picked from their recent times on this
+ * host. Neither is faster everywhere, nor on one host all the time: on the 2-vCPU VM, 2 ranks, the slots took
+ * 0.56-0.88x Open MPI's time at every gather, all-to-all and broadcast of 128 KB-32 MB in one run and 1.13-3.58x in
+ * the next, as the host moved between its states (a cache line handed between the vCPUs in 75-130 ns or in about
+ * 450), where single copy took 0.94-1.34x in both (benchmarks/RESULTS.md, 2026-11-30).
+ *
+ * <p>One rank decides (rank 0 of the communicator, so that every rank takes the same way without another word: it
+ * publishes its choice with its input's address, {@link SingleCopy#run}). It keeps, for each kind of call
+ * (operation, in place or not, size to within a factor of two), each way's latest {@link #KEPT} times per byte, a
+ * call timed from its start to the next call's start on rank 0 ({@link #started}), and keeps to its way until the
+ * median of the other's is {@link #MARGIN} below the median of its own. It takes each way for {@link #RUN} calls
+ * first, then tries the other for {@link #RUN} calls {@link #FIRST_GAP} calls after its first choice and again at
+ * gaps that double up to {@link #TRY_OTHER_EVERY} calls ({@link #TRY_FAR_SLOWER_EVERY} where the other took more
+ * than twice as long): early tries mend a first choice that a size's first calls misled (pages touched for the
+ * first time: 8 ranks' 16 MB all-to-alls kept the slots at 0.54-0.60x Open MPI's time where single copy took
+ * 0.25-0.35x, tried every 256th call only), later ones cost little. In runs, as the first call after a change of
+ * way pays for the change (the lines of the buffers and the segment lie where the other way left them; tried one
+ * call at a time, single copy's 128 KB all-gathers took 0.9-7.6 ns a byte on the VM where its own runs took 0.12,
+ * and the way that came first was kept). The median leaves out that call and others slowed by something else (a
+ * pause of the collector, a compilation), and rises within {@link #KEPT} calls on a host that turns slow; the least
+ * time took the slots on a lucky call, and on the VM the slots' calls took up to 10x single copy's in the host's
+ * slow state.
+ */
+final class PathChooser {
+
+    static final int TRY_OTHER_EVERY = 256;
+    static final int TRY_FAR_SLOWER_EVERY = 1024;
+    /** Times a way keeps per kind of call: its estimate is their median. */
+    static final int KEPT = 8;
+    /** Calls of the other way in a row when it is tried: the first after a change pays for it. */
+    static final int RUN = KEPT;
+    /** Calls from the first choice to the first try; the gap doubles with every try up to its limit. */
+    static final int FIRST_GAP = 4 * RUN;
+    /** How much faster the other way must have been to be taken: each change costs a call. */
+    static final double MARGIN = 0.1;
+    private static final int SINGLE_COPY = 0;
+    private static final int SLOTS = 1;
+    private static final int SIZES = 64; // by the bit length of a call's bytes
+    private static final int KINDS = Operation.values().length * 2 * SIZES;
+
+    private final Kind[] kinds = new Kind[KINDS];
+    private Kind pending;          // the call started last, until the next one starts ({@link #started})
+    private boolean pendingSlots;
+    private long pendingBytes;
+    private long pendingStart;
+
+    /** One kind of call's latest times per byte, {@link #KEPT} a way, its way, and how many calls it has seen. */
+    private static final class Kind {
+        final double[][] times = new double[2][KEPT]; // 0: none yet
+        final int[] next = new int[2];
+        int way = SINGLE_COPY;
+        long calls;
+        long nextTry;     // the call at which the other way's next try begins; 0 until the first choice
+        long gap;         // calls from the start of the latest try to the next
+        int tryLeft;      // calls of the current try still to go
+
+        /** The median of the times a way took in its kept calls; 0 until it has {@link #KEPT}. */
+        double estimate(int way) {
+            double[] kept = times[way].clone();
+            java.util.Arrays.sort(kept);
+            return kept[0] == 0 ? 0 : (kept[KEPT / 2 - 1] + kept[KEPT / 2]) / 2;
+        }
+    }
+
+    /** Whether {@code call}, one that both ways can take, goes through the slots. */
+    boolean slotsNext(Call call) {
+        Kind kind = kind(call);
+        long n = kind.calls++;
+        if (n < 2 * RUN) {
+            return n >= RUN; // a run of each way before any choice, single copy first
+        }
+        if (kind.tryLeft > 0) { // a try runs whole, whatever its first calls took
+            kind.tryLeft--;
+            return kind.way != SLOTS;
+        }
+        double mine = kind.estimate(kind.way);
+        double other = kind.estimate(1 - kind.way);
+        if (other > 0 && other < mine * (1 - MARGIN)) {
+            kind.way = 1 - kind.way;
+        }
+        if (kind.nextTry == 0) {
+            kind.gap = FIRST_GAP;
+            kind.nextTry = n + FIRST_GAP;
+        }
+        if (n < kind.nextTry) {
+            return kind.way == SLOTS;
+        }
+        double slower = Math.max(mine, other) / Math.min(mine, other);
+        kind.gap = Math.min(2 * kind.gap, slower > 2 ? TRY_FAR_SLOWER_EVERY : TRY_OTHER_EVERY);
+        kind.nextTry = n + kind.gap;
+        kind.tryLeft = RUN - 1;
+        return kind.way != SLOTS;
+    }
+
+    /**
+     * That {@code call} starts now ({@code startNanos}) and goes the way given; the call started before it, whatever
+     * its kind, is timed to here. A call's time is the time from its start to the next call's start: where the ranks
+     * pipeline calls (the slots let a rank begin its next call while its peers still read what it sent) that is
+     * what a call costs, where its own end would count a part of its peers' calls twice.
+     */
+    void started(Call call, boolean slots, long startNanos) {
+        if (pending != null && startNanos > pendingStart) {
+            record(pending, pendingSlots, pendingBytes, startNanos - pendingStart);
+        }
+        pending = kind(call);
+        pendingSlots = slots;
+        pendingBytes = bytes(call);
+        pendingStart = startNanos;
+    }
+
+    /** What {@code call} took, {@code nanos} from its start to its end, the way it went. */
+    void record(Call call, boolean slots, long nanos) {
+        record(kind(call), slots, bytes(call), nanos);
+    }
+
+    private static void record(Kind kind, boolean slots, long bytes, long nanos) {
+        int way = slots ? SLOTS : SINGLE_COPY;
+        kind.times[way][kind.next[way]] = Math.max(1, nanos) / (double) Math.max(1, bytes);
+        kind.next[way] = (kind.next[way] + 1) % KEPT;
+    }
+
+    private Kind kind(Call call) {
+        int size = Math.min(SIZES - 1, 64 - Long.numberOfLeadingZeros(bytes(call)));
+        int index = (call.operation().ordinal() * 2 + (call.inPlace() ? 1 : 0)) * SIZES + size;
+        Kind kind = kinds[index];
+        if (kind == null) {
+            kind = new Kind();
+            kinds[index] = kind;
+        }
+        return kind;
+    }
+
+    private static long bytes(Call call) {
+        return call.count() * call.type().size();
+    }
+}
