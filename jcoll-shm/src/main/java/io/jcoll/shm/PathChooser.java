@@ -9,7 +9,7 @@ import io.jcoll.spi.Operation;
  * host. Neither is faster everywhere, nor on one host all the time: on the 2-vCPU VM, 2 ranks, the slots took
  * 0.56-0.88x Open MPI's time at every gather, all-to-all and broadcast of 128 KB-32 MB in one run and 1.13-3.58x in
  * the next, as the host moved between its states (a cache line handed between the vCPUs in 75-130 ns or in about
- * 450), where single copy took 0.94-1.34x in both (benchmarks/RESULTS.md, 2026-11-30).
+ * 450), where single copy took 0.94-1.17x at most points in both (benchmarks/RESULTS.md, 2026-11-30).
  *
  * <p>One rank decides (rank 0 of the communicator, so that every rank takes the same way without another word: it
  * publishes its choice with its input's address, {@link SingleCopy#run}). It keeps, for each kind of call
@@ -21,12 +21,10 @@ import io.jcoll.spi.Operation;
  * than twice as long): early tries mend a first choice that a size's first calls misled (pages touched for the
  * first time: 8 ranks' 16 MB all-to-alls kept the slots at 0.54-0.60x Open MPI's time where single copy took
  * 0.25-0.35x, tried every 256th call only), later ones cost little. In runs, as the first call after a change of
- * way pays for the change (the lines of the buffers and the segment lie where the other way left them; tried one
- * call at a time, single copy's 128 KB all-gathers took 0.9-7.6 ns a byte on the VM where its own runs took 0.12,
- * and the way that came first was kept). The median leaves out that call and others slowed by something else (a
- * pause of the collector, a compilation), and rises within {@link #KEPT} calls on a host that turns slow; the least
- * time took the slots on a lucky call, and on the VM the slots' calls took up to 10x single copy's in the host's
- * slow state.
+ * way pays for the change (the lines of the buffers and the segment lie where the other way left them): tried one
+ * call at a time, the way that came first was kept, right or not (benchmarks/results/dev-2026-11-30-path-chooser).
+ * The median leaves out that call and others slowed by something else (a pause of the collector, a compilation),
+ * and rises within {@link #KEPT} calls on a host that turns slow; the least time took the slots on a lucky call.
  */
 final class PathChooser {
 
@@ -51,9 +49,13 @@ final class PathChooser {
     private long pendingBytes;
     private long pendingStart;
 
-    /** One kind of call's latest times per byte, {@link #KEPT} a way, its way, and how many calls it has seen. */
+    /**
+     * One kind of call's latest times per byte, {@link #KEPT} a way, and their medians; its way, and how many calls
+     * it has seen.
+     */
     private static final class Kind {
         final double[][] times = new double[2][KEPT]; // 0: none yet
+        final double[] median = new double[2];        // 0 until a way has KEPT times
         final int[] next = new int[2];
         int way = SINGLE_COPY;
         long calls;
@@ -61,11 +63,13 @@ final class PathChooser {
         long gap;         // calls from the start of the latest try to the next
         int tryLeft;      // calls of the current try still to go
 
-        /** The median of the times a way took in its kept calls; 0 until it has {@link #KEPT}. */
-        double estimate(int way) {
+        /** Keeps {@code time} of {@code way}, in place of its oldest, and its median: once a call, not per choice. */
+        void keep(int way, double time) {
+            times[way][next[way]] = time;
+            next[way] = (next[way] + 1) % KEPT;
             double[] kept = times[way].clone();
             java.util.Arrays.sort(kept);
-            return kept[0] == 0 ? 0 : (kept[KEPT / 2 - 1] + kept[KEPT / 2]) / 2;
+            median[way] = kept[0] == 0 ? 0 : (kept[KEPT / 2 - 1] + kept[KEPT / 2]) / 2;
         }
     }
 
@@ -80,8 +84,8 @@ final class PathChooser {
             kind.tryLeft--;
             return kind.way != SLOTS;
         }
-        double mine = kind.estimate(kind.way);
-        double other = kind.estimate(1 - kind.way);
+        double mine = kind.median[kind.way];
+        double other = kind.median[1 - kind.way];
         if (other > 0 && other < mine * (1 - MARGIN)) {
             kind.way = 1 - kind.way;
         }
@@ -121,9 +125,7 @@ final class PathChooser {
     }
 
     private static void record(Kind kind, boolean slots, long bytes, long nanos) {
-        int way = slots ? SLOTS : SINGLE_COPY;
-        kind.times[way][kind.next[way]] = Math.max(1, nanos) / (double) Math.max(1, bytes);
-        kind.next[way] = (kind.next[way] + 1) % KEPT;
+        kind.keep(slots ? SLOTS : SINGLE_COPY, Math.max(1, nanos) / (double) Math.max(1, bytes));
     }
 
     private Kind kind(Call call) {

@@ -51,7 +51,7 @@ import java.util.function.IntToLongFunction;
  * <p>The sizes above say where this path runs (JCOLL_SHM_SINGLE_COPY=auto, the default). Under {@code timed} they say
  * where it may, and whether it does is rank 0's pick, call by call, by the recent times of this path and the slots
  * on this host ({@link PathChooser}): on the 2-vCPU VM the slots took 0.56-0.88x Open MPI's time in one run and
- * 1.13-3.58x in the next, where this path took about Open MPI's in both. {@code off}: never.
+ * 1.13-3.58x in the next, where this path took 0.94-1.17x at most points in both. {@code off}: never.
  */
 final class SingleCopy {
 
@@ -134,13 +134,11 @@ final class SingleCopy {
     private final long inPlaceRootMaxBytes; // the largest in-place broadcast whose root is read; NO_IN_PLACE_ROOT
     private final long exchangeBytes;       // an in-place all-to-all's chunk of every peer's block, at most
     private final PathChooser chooser;      // rank 0's where JCOLL_SHM_SINGLE_COPY=timed: single copy or the slots
-    private final String choiceSays;        // for the report: how rank 0 picks between this path and the slots; null
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
                                             // chunk of every peer's input an all-reduce reads to reduce
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
-                       long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
-                       String choiceSays) {
+                       long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -150,7 +148,6 @@ final class SingleCopy {
         this.offBecause = offBecause;
         this.tracerSays = tracerSays;
         this.chooser = chooser;
-        this.choiceSays = choiceSays;
     }
 
     /**
@@ -287,16 +284,14 @@ final class SingleCopy {
                 why[0] += "; " + tracerSays; // what Yama asked: most likely why a rank could not read its peers
             }
             if (why[0] != null) {
-                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null, null);
+                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null);
             }
             boolean twoAlone = size == 2 && alone;
             // rank 0 chooses for all (PathChooser); its setting is the one that counts
             PathChooser chooser = rank == 0 && timed ? new PathChooser() : null;
-            String choiceSays = chooser == null ? null
-                    : "picked call by call against the slots by their recent times (JCOLL_SHM_SINGLE_COPY=timed)";
             return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone),
                     twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
-                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, choiceSays);
+                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -317,7 +312,8 @@ final class SingleCopy {
                 + describe(sizes, exchangeBytes)
                 + (inPlaceRootMaxBytes == NO_IN_PLACE_ROOT ? ""
                         : ", in-place broadcasts' roots too up to " + Limits.describe(inPlaceRootMaxBytes))
-                + (choiceSays == null ? "" : "; " + choiceSays)
+                + (chooser == null ? ""
+                        : "; picked call by call against the slots by their recent times (JCOLL_SHM_SINGLE_COPY=timed)")
                 + (tracerSays == null ? "" : "; " + tracerSays);
     }
 
