@@ -51,6 +51,9 @@ final class Control {
     private static final int OUTPUT_AT = ENTERED_AT + 96;
     private static final int SINGLE_COPY_REDUCE_MIN_AT = ENTERED_AT + 104;
     private static final int SLOTS_CHOSEN_AT = ENTERED_AT + 112;
+    // the shared allocations (io.jcoll.SharedMemory) the source and output lie in: base, descriptor, id (0: none)
+    private static final int REGIONS_AT = 4 * Layout.LINE;
+    private static final int REGION_WORDS = 3;
 
     private static final int TAG_AT = 0;
     private static final int SIGNATURE_AT = 8;
@@ -142,11 +145,31 @@ final class Control {
      * Where peers read {@code rank}'s data in its current single-copy call (0: they cannot), whether the call
      * overwrites it (in place), and whether the rank chose the slots for it, published by its next counter advance.
      */
-    void publishSource(int rank, long address, boolean inPlace, boolean slotsChosen) {
+    void publishSource(int rank, long address, OwnRegions.Found region, boolean inPlace, boolean slotsChosen) {
         int at = (int) layout.controlOffset(rank);
         map.putLong(at + SOURCE_AT, address);
         map.putLong(at + SOURCE_IN_PLACE_AT, inPlace ? 1 : 0);
         map.putLong(at + SLOTS_CHOSEN_AT, slotsChosen ? 1 : 0);
+        publishRegion(at, PeerRegions.SOURCE, region);
+    }
+
+    private void publishRegion(int at, int slot, OwnRegions.Found region) {
+        int words = at + REGIONS_AT + slot * REGION_WORDS * 8;
+        map.putLong(words, region == null ? 0 : region.base());
+        map.putLong(words + 8, region == null ? 0 : region.fd());
+        map.putLong(words + 16, region == null ? 0 : region.id());
+    }
+
+    /**
+     * The shared allocation that {@code rank}'s current single-copy source ({@link PeerRegions#SOURCE}) or output
+     * ({@link PeerRegions#OUTPUT}) lies in, or null where it lies in none.
+     */
+    OwnRegions.Found region(int rank, int slot) {
+        int words = (int) layout.controlOffset(rank) + REGIONS_AT + slot * REGION_WORDS * 8;
+        long id = map.getLong(words + 16);
+        long fd = map.getLong(words + 8);
+        return id == 0 || fd < 0 || fd > Integer.MAX_VALUE ? null
+                : new OwnRegions.Found(map.getLong(words), (int) fd, id);
     }
 
     /** Whether {@code rank} chose the slots for its current single-copy call ({@link PathChooser}). */
@@ -155,8 +178,10 @@ final class Control {
     }
 
     /** Where {@code rank}'s output starts in its current single-copy reduction, for peers to read; 0: nowhere. */
-    void publishOutput(int rank, long address) {
-        map.putLong((int) layout.controlOffset(rank) + OUTPUT_AT, address);
+    void publishOutput(int rank, long address, OwnRegions.Found region) {
+        int at = (int) layout.controlOffset(rank);
+        map.putLong(at + OUTPUT_AT, address);
+        publishRegion(at, PeerRegions.OUTPUT, region);
     }
 
     long output(int rank) {

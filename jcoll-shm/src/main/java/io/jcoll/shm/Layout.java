@@ -20,7 +20,7 @@ record Layout(int size, int slotBytes, int slots, int ringBytes) {
 
     static final int LINE = 128;           // two cache lines: adjacent-line prefetch must not couple two writers
     static final int HEADER_BYTES = 4096;
-    static final int CONTROL_BYTES = 4 * LINE;
+    static final int CONTROL_BYTES = 5 * LINE;
     /** Entries in each rank's ring of call signatures: more than a rank can run ahead of the slowest. */
     static final int CALL_ENTRIES = 16;
     static final int CALL_ENTRY_BYTES = 64;

@@ -13,7 +13,8 @@ import java.nio.ByteOrder;
  * {@link #probe} finds out by reading a word whose address and value the peer published, which also proves that
  * the pid names the peer's process and not another one (of another pid namespace, say). Only reads: nothing here
  * writes another process's memory, and a wrong address gives a clear failure or wrong bytes in this rank's own
- * buffer, never a fault.
+ * buffer, never a fault. Memory a peer allocated to be shared ({@link io.jcoll.SharedMemory}) is read through this
+ * rank's own mapping of it instead ({@link PeerRegions}): a plain copy, no system call, no pages pinned.
  */
 final class PeerMemory {
 
@@ -23,10 +24,33 @@ final class PeerMemory {
 
     private final int rank;
     private final long[] pids;
+    private final PeerRegions regions;
 
     private PeerMemory(int rank, long[] pids) {
         this.rank = rank;
         this.pids = pids;
+        this.regions = new PeerRegions(pids);
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    /** The peers' shared allocations this rank maps, and which of them their current calls read from. */
+    PeerRegions regions() {
+        return regions;
+    }
+
+    /**
+     * {@code [address, address + length)} of {@code peer}'s memory as a view of this rank's mapping of it, where
+     * the peer's current call has it in a shared allocation this rank has mapped; else null (read it instead).
+     */
+    ByteBuffer view(int peer, long address, int length) {
+        ByteBuffer view = regions.view(peer, address, length);
+        if (view != null) {
+            PeerRegions.counted(length);
+        }
+        return view;
     }
 
     /** The memory of the processes {@code pids} (by rank), without a probe. */
@@ -72,6 +96,11 @@ final class PeerMemory {
      * a bounce buffer of this thread's where {@code dst} is on the heap); safe from several threads at once.
      */
     void read(int peer, long address, ByteBuffer dst, String operation) {
+        ByteBuffer mapped = view(peer, address, dst.remaining());
+        if (mapped != null) {
+            copyMapped(peer, mapped, dst, operation);
+            return;
+        }
         long at = address;
         try {
             if (dst.isDirect()) {
@@ -88,6 +117,22 @@ final class PeerMemory {
         } catch (IOException e) {
             throw new PeerFailureException(operation, rank, peer, "could not read rank " + peer + "'s buffer from 0x"
                     + Long.toHexString(at) + " (process " + pids[peer] + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Copies a view of a peer's shared allocation into {@code dst}. A page of it that another process cut off (by
+     * truncating the file) raises SIGBUS, which the JVM turns into an InternalError: named here as the damage it is.
+     */
+    private void copyMapped(int peer, ByteBuffer mapped, ByteBuffer dst, String operation) {
+        try {
+            dst.put(mapped);
+            PendingFault.raise();
+        } catch (InternalError e) {
+            String damage = regions.damage();
+            PendingFault.drop();
+            throw new PeerFailureException(operation, rank, peer, (damage != null ? damage
+                    : "a fault occurred reading rank " + peer + "'s shared buffer (another process truncated it)"), e);
         }
     }
 

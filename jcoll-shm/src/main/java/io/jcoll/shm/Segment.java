@@ -20,7 +20,7 @@ import java.util.EnumSet;
 final class Segment implements AutoCloseable {
 
     static final long MAGIC = 0x4A434F4C4C53484DL; // "JCOLLSHM"
-    static final int VERSION = 1;
+    static final int VERSION = 2; // 2: control blocks of five lines (the shared allocations single copy reads)
     private static final int MAGIC_AT = 0;
     private static final int VERSION_AT = 8;
     private static final int NONCE_AT = 16;

@@ -256,6 +256,9 @@ final class ShmTransport implements Transport {
         String damage;
         try {
             damage = segment.damage();
+            if (damage == null && singleCopy != null) {
+                damage = singleCopy.sharedDamage(); // a shared allocation read through a mapping, a peer's or its own
+            }
         } catch (InternalError again) {
             damage = null;
         }
@@ -381,6 +384,9 @@ final class ShmTransport implements Transport {
         crew.close();
         slots.release();
         segment.closeDescriptor();
+        if (singleCopy != null) {
+            singleCopy.close();
+        }
     }
 
     /**
@@ -408,6 +414,9 @@ final class ShmTransport implements Transport {
         crew.close();
         slots.release();
         segment.close();
+        if (singleCopy != null) {
+            singleCopy.close();
+        }
         if (failure != null) {
             throw failure;
         }

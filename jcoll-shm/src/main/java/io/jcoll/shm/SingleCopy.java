@@ -27,6 +27,13 @@ import java.util.function.IntToLongFunction;
  * sees alike, and never by a rank alone. An all-to-all in which any rank is in place goes in chunks, a phase each,
  * so that no block is overwritten before its reader is done ({@link #exchange}).
  *
+ * <p>A buffer from {@link io.jcoll.SharedMemory} is published with the allocation it lies in, and its peers read it
+ * through their own mappings of it ({@link PeerRegions}: a plain copy, where {@code process_vm_readv} pins every
+ * page it crosses), an all-reduce's peers reducing straight out of them; all-reduces whose buffers are all such
+ * allocations, and reduce-scatters whose inputs are ({@link #reduceScatter}), read their peers from
+ * {@link #MAPPED_REDUCE_MIN_BYTES} where every rank copies alone. How a rank reads is its own business: the phases
+ * are the same either way.
+ *
  * <p>Where it pays, measured against the slots (benchmarks/RESULTS.md): an all-to-all from 512 KB
  * (JCOLL_SHM_SINGLE_COPY_MIN) took 0.36-0.52x the time at 8 ranks on 32 cores and 0.26-0.95x at 4 and 8 on 16,
  * most points of 1-64 MB; an all-gather, where the ranks' copies are shared by crews, 0.78-0.95x at 64 MB but up to
@@ -108,6 +115,18 @@ final class SingleCopy {
      * where at 32 MB it had taken 0.76-0.98x. The VM's figure ends at 32 MB.
      */
     static final long ALONE_REDUCE_MAX_BYTES = 32 << 20;
+    /**
+     * All-reduces from this size, outside {@link #ALONE_REDUCE_MIN_BYTES}-{@link #ALONE_REDUCE_MAX_BYTES}, and
+     * reduce-scatters (the whole input) where every rank copies alone and every input and output of the call (a
+     * reduce-scatter's inputs) lies in a shared allocation ({@link io.jcoll.SharedMemory}): a rank reduces its slice
+     * straight out of its peers' mappings, with no copy into its own memory first, where the kernel's copy made reading
+     * lose to the slots below 8 MB. On the 2-vCPU VM, 2 ranks, the all-reduce took 0.27-0.79x Open MPI's time at
+     * 128 KB-32 MB and the reduce-scatter 0.10-0.34x, in both of the host's states (medians of three rounds,
+     * benchmarks/RESULTS.md, 2026-11-30). Whether the buffers are shared
+     * is each rank's own business: settled through the published words after the call's first phase, so a call of
+     * these sizes whose buffers are not pays that phase before it takes the slots.
+     */
+    static final long MAPPED_REDUCE_MIN_BYTES = 128 << 10;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
     static final long ALONE_IN_PLACE_ROOT_MAX_BYTES = 2 << 20;
     /**
@@ -134,11 +153,13 @@ final class SingleCopy {
     private final long inPlaceRootMaxBytes; // the largest in-place broadcast whose root is read; NO_IN_PLACE_ROOT
     private final long exchangeBytes;       // an in-place all-to-all's chunk of every peer's block, at most
     private final PathChooser chooser;      // rank 0's where JCOLL_SHM_SINGLE_COPY=timed: single copy or the slots
+    private final long mappedReduceMinBytes; // all-reduces whose buffers are all shared allocations, from here
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
                                             // chunk of every peer's input an all-reduce reads to reduce
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
-                       long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser) {
+                       long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
+                       long mappedReduceMinBytes) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -148,6 +169,7 @@ final class SingleCopy {
         this.offBecause = offBecause;
         this.tracerSays = tracerSays;
         this.chooser = chooser;
+        this.mappedReduceMinBytes = mappedReduceMinBytes;
     }
 
     /**
@@ -284,14 +306,16 @@ final class SingleCopy {
                 why[0] += "; " + tracerSays; // what Yama asked: most likely why a rank could not read its peers
             }
             if (why[0] != null) {
-                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null);
+                return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null,
+                        Long.MAX_VALUE);
             }
             boolean twoAlone = size == 2 && alone;
             // rank 0 chooses for all (PathChooser); its setting is the one that counts
             PathChooser chooser = rank == 0 && timed ? new PathChooser() : null;
             return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone),
                     twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
-                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser);
+                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser,
+                    size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -312,6 +336,11 @@ final class SingleCopy {
                 + describe(sizes, exchangeBytes)
                 + (inPlaceRootMaxBytes == NO_IN_PLACE_ROOT ? ""
                         : ", in-place broadcasts' roots too up to " + Limits.describe(inPlaceRootMaxBytes))
+                + "; buffers from io.jcoll.SharedMemory read through mappings instead"
+                + (mappedReduceMinBytes == Long.MAX_VALUE ? ""
+                        : ", and all-reduces and reduce-scatters from " + Limits.describe(mappedReduceMinBytes)
+                        + " where all are")
+                + (memory.regions().whyNot() == null ? "" : " (" + memory.regions().whyNot() + ")")
                 + (chooser == null ? ""
                         : "; picked call by call against the slots by their recent times (JCOLL_SHM_SINGLE_COPY=timed)")
                 + (tracerSays == null ? "" : "; " + tracerSays);
@@ -351,7 +380,9 @@ final class SingleCopy {
             case ALL_TO_ALL -> bytes * size >= sizes.minBytes();
             case ALL_GATHER, GATHER -> bytes * size >= sizes.gatherMinBytes();
             case BROADCAST -> bytes >= sizes.broadcastMinBytes();
-            case ALL_REDUCE -> bytes >= sizes.reduceMinBytes() && bytes <= sizes.reduceMaxBytes();
+            case ALL_REDUCE -> bytes >= sizes.reduceMinBytes() && bytes <= sizes.reduceMaxBytes()
+                    || bytes >= mappedReduceMinBytes; // and its buffers shared: settled in run()
+            case REDUCE_SCATTER -> bytes * size >= mappedReduceMinBytes; // only its inputs shared: run()
             default -> false;
         };
     }
@@ -363,10 +394,14 @@ final class SingleCopy {
     boolean run(Slots s, Call call) {
         long start = chooser == null ? 0 : System.nanoTime();
         boolean slotsChosen = chooser != null && chooser.slotsNext(call);
-        control.publishSource(s.rank(), sourceAddress(call, inPlaceRootMaxBytes), call.inPlace(), slotsChosen);
+        long source = address(call.send());
+        OwnRegions.Found sourceRegion = OwnRegions.find(source, 1);
+        control.publishSource(s.rank(), readable(call, source, sourceRegion != null, inPlaceRootMaxBytes) ? source : 0,
+                sourceRegion, call.inPlace(), slotsChosen);
         boolean reduction = call.operation() == Operation.ALL_REDUCE;
         if (reduction) {
-            control.publishOutput(s.rank(), address(call.recv())); // where peers read its reduced slice
+            long output = address(call.recv()); // where peers read its reduced slice
+            control.publishOutput(s.rank(), output, OwnRegions.find(output, 1));
         }
         s.publish();
         s.awaitAll();
@@ -380,11 +415,22 @@ final class SingleCopy {
         if (reduction && outputs == null) {
             sources = null; // a rank's output cannot be read: every rank sees as much
         }
+        long message = call.count() * call.type().size();
+        boolean sharedOnly = call.operation() == Operation.REDUCE_SCATTER
+                || reduction && (message < sizes.reduceMinBytes() || message > sizes.reduceMaxBytes());
+        if (sharedOnly && !allShared(reduction)) {
+            sources = null; // covered only for buffers that are all shared allocations: every rank sees as much
+        }
+        if (sources != null) {
+            seeRegions(reduction);
+        }
         if (chooser != null) {
             chooser.started(call, sources == null, start);
         }
         if (sources != null && reduction) {
             allReduce(s, call, sources, outputs);
+        } else if (sources != null && call.operation() == Operation.REDUCE_SCATTER) {
+            reduceScatter(s, call, sources);
         } else if (sources != null && inPlaceAllToAll) {
             exchange(s, call, sources);
         } else if (sources != null) {
@@ -403,9 +449,55 @@ final class SingleCopy {
      * ({@link #exchange}).
      */
     static long sourceAddress(Call call, long inPlaceRootMaxBytes) {
-        boolean notToBeRead = call.inPlace() && call.operation() == Operation.BROADCAST
-                && call.count() * call.type().size() > inPlaceRootMaxBytes;
-        return notToBeRead ? 0 : address(call.send());
+        long address = address(call.send());
+        return readable(call, address, OwnRegions.find(address, 1) != null, inPlaceRootMaxBytes) ? address : 0;
+    }
+
+    /**
+     * Whether this rank's input at {@code address} is to be read by its peers: not a broadcast's root in place above
+     * {@code inPlaceRootMaxBytes} whose input is not {@code shared} (a shared allocation is read by a plain copy, which
+     * keeps both ranks copying as well as the slots do).
+     */
+    private static boolean readable(Call call, long address, boolean shared, long inPlaceRootMaxBytes) {
+        return address != 0 && (shared || !(call.inPlace() && call.operation() == Operation.BROADCAST
+                && call.count() * call.type().size() > inPlaceRootMaxBytes));
+    }
+
+    /**
+     * Whether every rank's input of the current call, and its output where {@code outputs} (an all-reduce's, which
+     * peers read too), lie in shared allocations: the same answer on every rank, from the published words.
+     */
+    private boolean allShared(boolean outputs) {
+        for (int r = 0; r < size; r++) {
+            if (control.region(r, PeerRegions.SOURCE) == null
+                    || outputs && control.region(r, PeerRegions.OUTPUT) == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Tells this rank's {@link PeerRegions} which shared allocations, if any, each peer's current call reads from. */
+    private void seeRegions(boolean reduction) {
+        PeerRegions regions = memory.regions();
+        int me = memory.rank();
+        for (int r = 0; r < size; r++) { // this rank's own memory is never read through PeerMemory
+            regions.see(r, PeerRegions.SOURCE, r == me ? null : control.region(r, PeerRegions.SOURCE));
+            regions.see(r, PeerRegions.OUTPUT, r == me || !reduction ? null : control.region(r, PeerRegions.OUTPUT));
+        }
+    }
+
+    /** Closes the files of the peers' shared allocations this rank opened (their mappings go with the collector). */
+    void close() {
+        if (memory != null) {
+            memory.regions().close();
+        }
+    }
+
+    /** A phrase naming a shared allocation, a peer's or this rank's, that another process cut short; or null. */
+    String sharedDamage() {
+        String peers = memory == null ? null : memory.regions().damage();
+        return peers != null ? peers : OwnRegions.damage();
     }
 
     /**
@@ -444,8 +536,11 @@ final class SingleCopy {
             long at = from * typeSize;
             for (int k = 1; k < n; k++) { // this rank's values first, then its peers' in rank order
                 int peer = (me + k) % n;
-                ByteBuffer part = Slots.view(peers, (k - 1) * bytes, bytes);
-                memory.read(peer, sources[peer] + at, part.duplicate(), operation);
+                ByteBuffer part = memory.view(peer, sources[peer] + at, bytes); // a shared allocation: as it is
+                if (part == null) {
+                    part = Slots.view(peers, (k - 1) * bytes, bytes);
+                    memory.read(peer, sources[peer] + at, part.duplicate(), operation);
+                }
                 inputs[peer < me ? peer + 1 : peer] = part;
             }
             inputs[0] = s.readable(in, at, bytes);
@@ -461,6 +556,43 @@ final class SingleCopy {
             for (long at = ShmAllReduce.sliceStart(count, n, peer) * typeSize; at < end; at += VIEW_CHUNK_BYTES) {
                 readInto(s, out, at, (int) Math.min(VIEW_CHUNK_BYTES, end - at), peer, outputs[peer] + at, operation);
             }
+        }
+    }
+
+    /**
+     * A reduce-scatter whose inputs are all shared allocations: each rank reduces its own block of every rank's input,
+     * the peers' straight out of their mappings (through its scratch where one cannot be mapped), into its output, a
+     * chunk at a time: its own values first (in place the output is that block, written only after it is read, as the
+     * all-reduce's), then its peers' in rank order. Peers read only their own blocks of this rank's input, so in place
+     * too; {@link #run}'s last phase keeps every input as it is until every rank is done.
+     */
+    private void reduceScatter(Slots s, Call call, long[] sources) {
+        int me = s.rank();
+        int n = size;
+        int typeSize = call.type().size();
+        long count = call.count();
+        long blockAt = me * count * typeSize; // this rank's block in every rank's input
+        StagedAccess in = (StagedAccess) call.send();
+        StagedAccess out = (StagedAccess) call.recv();
+        int chunk = Math.max(1, REDUCE_CHUNK_BYTES / typeSize);
+        ByteBuffer[] inputs = new ByteBuffer[n];
+        for (long from = 0; from < count; from += chunk) {
+            int elements = (int) Math.min(chunk, count - from);
+            int bytes = elements * typeSize;
+            long at = from * typeSize;
+            inputs[0] = s.readable(in, blockAt + at, bytes);
+            for (int k = 1; k < n; k++) {
+                int peer = (me + k) % n;
+                ByteBuffer part = memory.view(peer, sources[peer] + blockAt + at, bytes);
+                if (part == null) {
+                    part = Slots.view(scratch((long) chunk * typeSize * n), (k - 1) * bytes, bytes);
+                    memory.read(peer, sources[peer] + blockAt + at, part.duplicate(), call.operation().label());
+                }
+                inputs[peer < me ? peer + 1 : peer] = part;
+            }
+            ByteBuffer dst = s.writable(out, at, bytes); // in place, a view of this rank's block of its input
+            ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), inputs, dst, elements);
+            out.commit(at, dst);
         }
     }
 
