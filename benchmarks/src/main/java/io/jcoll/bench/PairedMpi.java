@@ -3,6 +3,7 @@ package io.jcoll.bench;
 import io.jcoll.Communicator;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
+import io.jcoll.SharedMemory;
 import io.jcoll.Jcoll;
 import io.jcoll.ReduceOp;
 import io.jcoll.spi.Settings;
@@ -56,16 +57,18 @@ public final class PairedMpi {
     }
 
     record Options(Collective op, long min, long max, long factor, int warmup, int calls, int blocks, String transport,
-                   int jitWarmup, boolean inPlace, Path blocksCsv, int pageOffset) {
+                   int jitWarmup, boolean inPlace, Path blocksCsv, int pageOffset, boolean sharedMemory) {
 
         static final String USAGE = "usage: PairedMpi OP [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-k CALLS] "
                 + "[-B BLOCKS] [--transport tcp|shm] [--jit-warmup CALLS] [--in-place] [--blocks-csv FILE] "
-                + "[--page-offset BYTES]\n"
+                + "[--page-offset BYTES] [--shared-memory]\n"
                 + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast (mpi_bench.c's); sizes take K, M "
                 + "suffixes\n  -w: untimed calls of each system per size (default 200; at most about a second's); "
                 + "-k: calls per block (default 50); -B: blocks of each system per size (default 20)\n"
                 + "  --page-offset: where both buffers start in their pages, 0-4095 (default: where "
-                + "ByteBuffer.allocateDirect puts them)";
+                + "ByteBuffer.allocateDirect puts them)\n"
+                + "  --shared-memory: both systems' buffers from io.jcoll.SharedMemory (which jcoll's shm transport "
+                + "reads through mappings; Open MPI reads them as any memory)";
 
         static Options parse(String[] args) {
             if (args.length == 0) {
@@ -87,10 +90,15 @@ public final class PairedMpi {
             boolean inPlace = false;
             Path csv = null;
             int pageOffset = -1;
+            boolean sharedMemory = false;
             for (int i = 1; i < args.length; i++) {
                 String a = args[i];
                 if (a.equals("--in-place")) {
                     inPlace = true;
+                    continue;
+                }
+                if (a.equals("--shared-memory")) {
+                    sharedMemory = true;
                     continue;
                 }
                 if (i + 1 >= args.length) {
@@ -119,7 +127,8 @@ public final class PairedMpi {
             if (max > Integer.MAX_VALUE / 2) {
                 throw new IllegalArgumentException("sizes up to 1 GB");
             }
-            return new Options(op, min, max, factor, warmup, calls, blocks, transport, jit, inPlace, csv, pageOffset);
+            return new Options(op, min, max, factor, warmup, calls, blocks, transport, jit, inPlace, csv, pageOffset,
+                    sharedMemory);
         }
     }
 
@@ -175,16 +184,17 @@ public final class PairedMpi {
         int n = comm.size();
         boolean report = comm.rank() == 0;
         DataType type = DataType.FLOAT32;
-        ByteBuffer a = filled(o.max(), comm.rank(), INPUT_PERIOD, o.pageOffset());
-        ByteBuffer b = filled(o.max(), comm.rank(), 5, o.pageOffset());
+        ByteBuffer a = filled(o.max(), comm.rank(), INPUT_PERIOD, o.pageOffset(), o.sharedMemory());
+        ByteBuffer b = filled(o.max(), comm.rank(), 5, o.pageOffset(), o.sharedMemory());
         long sendAt = OpenMpiCalls.address(a);
         long recvAt = OpenMpiCalls.address(b);
         Layout.Arenas arenas = new Layout.Arenas(HostBuffer.of(a, type), HostBuffer.of(b, type));
         if (report) {
             out.printf(Locale.ROOT, "# PairedMpi %s, %d ranks, jcoll over %s%s against Open MPI in the same processes:"
-                    + " %d blocks of %d calls per size, %d untimed calls each first; buffers at page offsets %d and %d%n",
+                    + " %d blocks of %d calls per size, %d untimed calls each first; buffers%s at page offsets %d and %d%n",
                     o.op().label(), n, comm.transport().name(), o.inPlace() ? " (in place)" : "", o.blocks(), o.calls(),
-                    o.warmup(), a.alignmentOffset(0, PAGE), b.alignmentOffset(0, PAGE));
+                    o.warmup(), o.sharedMemory() ? " (both systems': io.jcoll.SharedMemory)" : "",
+                    a.alignmentOffset(0, PAGE), b.alignmentOffset(0, PAGE));
             mpi.callMicros(100_000); // compiled first
             out.printf(Locale.ROOT, "# a call into Open MPI from Java costs %.3f us beyond its own work (a trivial MPI "
                     + "call's mean through the same binding): Open MPI's times below include it%n",
@@ -351,15 +361,17 @@ public final class PairedMpi {
 
     /**
      * Direct memory holding data (never the kernel's zero page), as mpi_bench.c fills its buffers; starting at
-     * {@code pageOffset} in its page, or where {@code allocateDirect} put it (-1).
+     * {@code pageOffset} in its page, or where {@code allocateDirect} put it (-1; a shared allocation starts a page);
+     * {@code shared}: from {@link SharedMemory}.
      */
-    private static ByteBuffer filled(long bytes, int rank, int period, int pageOffset) {
+    private static ByteBuffer filled(long bytes, int rank, int period, int pageOffset, boolean shared) {
         int length = (int) Math.max(bytes, 64);
         ByteBuffer buffer;
         if (pageOffset < 0) {
-            buffer = ByteBuffer.allocateDirect(length);
+            buffer = shared ? SharedMemory.allocate(length) : ByteBuffer.allocateDirect(length);
         } else {
-            ByteBuffer whole = ByteBuffer.allocateDirect(length + 2 * PAGE);
+            ByteBuffer whole = shared ? SharedMemory.allocate(length + 2 * PAGE)
+                    : ByteBuffer.allocateDirect(length + 2 * PAGE);
             int start = Math.floorMod(pageOffset - whole.alignmentOffset(0, PAGE), PAGE);
             buffer = whole.slice(start, length);
         }

@@ -66,6 +66,7 @@ class PairedMpiTest {
         assertEquals(4096, o.min());
         assertEquals(2 << 20, o.max());
         assertTrue(o.inPlace());
+        assertTrue(!o.sharedMemory() && PairedMpi.Options.parse(new String[] {"alltoall", "--shared-memory"}).sharedMemory());
     }
 
     /** An all-reduce's output, right and then with one element off, against the check's count of wrong elements. */
@@ -90,7 +91,8 @@ class PairedMpiTest {
 
     /**
      * Every operation over jcoll's TCP transport and Open MPI's TCP path, every block timed: out of place both outputs
-     * checked; in place, both systems' calls in place (MPI_IN_PLACE for Open MPI) and no check.
+     * checked, both systems' buffers from io.jcoll.SharedMemory; in place, both systems' calls in place (MPI_IN_PLACE
+     * for Open MPI) and no check.
      */
     @ParameterizedTest(name = "in place: {0}")
     @ValueSource(booleans = {false, true})
@@ -108,9 +110,7 @@ class PairedMpiTest {
                     "btl_tcp_if_include", "lo", "-np", "3", Commands.java(), "-Xmx256m", "-cp",
                     System.getProperty("java.class.path"), PairedMpi.class.getName(), op, "-b", "8", "-e", "64K",
                     "-f", "91", "-w", "4", "-k", "3", "-B", "2", "--transport", "tcp", "--blocks-csv", csv.toString()));
-            if (inPlace) {
-                cmd.add("--in-place");
-            }
+            cmd.add(inPlace ? "--in-place" : "--shared-memory");
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().put("JCOLL_TIMEOUT", "30s");
             Process job = pb.start();
@@ -134,6 +134,7 @@ class PairedMpiTest {
             assertTrue(out.lines().filter(l -> l.matches("\\s+\\d+\\s.*")).allMatch(l -> l.endsWith(checked)),
                     op + ": an output was wrong\n" + out);
             assertEquals(inPlace, out.contains("(in place)"), op + ": " + out);
+            assertEquals(!inPlace, out.contains("(both systems': io.jcoll.SharedMemory)"), op + ": " + out);
         }
     }
 }
