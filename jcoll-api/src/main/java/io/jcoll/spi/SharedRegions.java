@@ -119,12 +119,21 @@ public final class SharedRegions {
         return dir.equals(DEFAULT_DIR) ? "" : " (" + DIR_VARIABLE + ")";
     }
 
-    /** This process's descriptor of the file at {@code path}, found among {@code /proc/self/fd}; -1 where none. */
+    /**
+     * This process's descriptor of the file at {@code path}, found among {@code /proc/self/fd} (whose links name the
+     * file's real path: {@code /dev/shm} is a link to {@code /run/shm} on some systems); -1 where none.
+     */
     private static int descriptorOf(Path path) {
+        Path real;
+        try {
+            real = path.toRealPath();
+        } catch (IOException e) {
+            return -1;
+        }
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
             for (Path fd : fds) {
                 try {
-                    if (Files.readSymbolicLink(fd).equals(path)) {
+                    if (Files.readSymbolicLink(fd).equals(real)) {
                         return Integer.parseInt(fd.getFileName().toString());
                     }
                 } catch (IOException | RuntimeException e) {

@@ -76,6 +76,18 @@ class SharedRegionsTest {
         java.lang.ref.Reference.reachabilityFence(mine);
     }
 
+    /** A directory reached through a symbolic link (as /dev/shm is a link to /run/shm on some systems) still shares. */
+    @Test
+    void aDirectoryBehindALinkStillGivesADescriptor(@TempDir Path dir) throws IOException {
+        Path real = Files.createDirectory(dir.resolve("real"));
+        Path link = Files.createSymbolicLink(dir.resolve("link"), real);
+        ByteBuffer b = SharedRegions.allocate(8191, Settings.of(Map.of("JCOLL_SHM_DIR", link.toString())));
+        SharedRegions.Region region = SharedRegions.live().stream()
+                .filter(r -> r.bytes() == SharedRegions.HEADER_BYTES + 8191).findFirst().orElseThrow();
+        assertTrue(region.fd() >= 0, "no descriptor for an allocation made through a link");
+        java.lang.ref.Reference.reachabilityFence(b);
+    }
+
     @Test
     void badSizesAndDirectoriesAreNamed(@TempDir Path dir) {
         assertThrows(IllegalArgumentException.class, () -> SharedMemory.allocate(-1));

@@ -25,6 +25,7 @@ import java.util.Set;
  */
 final class PeerRegions {
 
+    private static final System.Logger LOG = System.getLogger(PeerRegions.class.getName());
     /** Mappings kept; past it all are let go (the garbage collector unmaps them) and mapped again as needed. */
     private static final int KEPT = 64;
     static final int SOURCE = 0;
@@ -38,7 +39,7 @@ final class PeerRegions {
     private final Set<Long> unmappable = new HashSet<>();
     private final long[][] base;      // by slot, by peer: the current call's allocation's base in the peer
     private final Mapped[][] current; // by slot, by peer: its mapping here, or null
-    private volatile String whyNot;   // the latest reason an allocation could not be mapped, for reports
+    private boolean told;             // whether a failure to map has been logged (once a communicator)
     /** Bytes read through mappings by every rank of this process, for tests: the fast way was taken. */
     private static final java.util.concurrent.atomic.LongAdder MAPPED_BYTES = new java.util.concurrent.atomic.LongAdder();
 
@@ -85,11 +86,6 @@ final class PeerRegions {
         return MAPPED_BYTES.sum();
     }
 
-    /** Why a peer's shared allocation could not be mapped (the latest), or null. */
-    String whyNot() {
-        return whyNot;
-    }
-
     /** A phrase naming a mapped allocation of a peer that another process cut short, or null where none is. */
     synchronized String damage() {
         for (Mapped m : mapped.values()) {
@@ -120,7 +116,11 @@ final class PeerRegions {
             mapped.put(region.id(), m);
             return m;
         } catch (IOException | RuntimeException e) {
-            whyNot = "could not map " + name + ": " + e.getMessage();
+            if (!told) { // the call still works, through process_vm_readv: said once, not on every call
+                told = true;
+                LOG.log(System.Logger.Level.WARNING, "could not map " + name + ", read with process_vm_readv "
+                        + "instead (said once a communicator): " + e.getMessage());
+            }
             if (unmappable.size() >= KEPT) {
                 unmappable.clear();
             }

@@ -340,7 +340,6 @@ final class SingleCopy {
                 + (mappedReduceMinBytes == Long.MAX_VALUE ? ""
                         : ", and all-reduces and reduce-scatters from " + Limits.describe(mappedReduceMinBytes)
                         + " where all are")
-                + (memory.regions().whyNot() == null ? "" : " (" + memory.regions().whyNot() + ")")
                 + (chooser == null ? ""
                         : "; picked call by call against the slots by their recent times (JCOLL_SHM_SINGLE_COPY=timed)")
                 + (tracerSays == null ? "" : "; " + tracerSays);
