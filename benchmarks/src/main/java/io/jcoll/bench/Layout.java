@@ -3,6 +3,7 @@ package io.jcoll.bench;
 import io.jcoll.Buffer;
 import io.jcoll.DataType;
 import io.jcoll.HostBuffer;
+import io.jcoll.SharedMemory;
 import io.jcoll.gpu.DeviceBuffer;
 
 import java.nio.ByteBuffer;
@@ -53,12 +54,23 @@ public record Layout(Buffer send, Buffer recv, long count, Uneven uneven) {
     public record Arenas(Buffer a, Buffer b) implements AutoCloseable {
         /** Direct host memory. */
         public static Arenas host(long maxBytes, DataType type) {
+            int bytes = hostBytes(maxBytes, type);
+            return new Arenas(HostBuffer.of(ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder()), type),
+                    HostBuffer.of(ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder()), type));
+        }
+
+        /** Host memory from {@link SharedMemory}, which the shm transport's peers read through their own mappings. */
+        public static Arenas shared(long maxBytes, DataType type) {
+            int bytes = hostBytes(maxBytes, type);
+            return new Arenas(HostBuffer.of(SharedMemory.allocate(bytes), type),
+                    HostBuffer.of(SharedMemory.allocate(bytes), type));
+        }
+
+        private static int hostBytes(long maxBytes, DataType type) {
             if (maxBytes > Integer.MAX_VALUE - 64) {
                 throw new IllegalArgumentException("sizes above 2 GB per buffer are not supported by host buffers");
             }
-            int bytes = (int) Math.max(maxBytes, 8) / type.size() * type.size();
-            return new Arenas(HostBuffer.of(ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder()), type),
-                    HostBuffer.of(ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder()), type));
+            return (int) Math.max(maxBytes, 8) / type.size() * type.size();
         }
 
         /** Memory on GPU {@code device}, as nccl-tests uses. */

@@ -119,7 +119,8 @@ public final class Perf {
         List<Long> sizes = o.sizes(n);
         long maxBytes = sizes.isEmpty() ? 8 : sizes.get(sizes.size() - 1);
         boolean device = o.deviceMemory(comm.transport().name());
-        Layout.Arenas arenas = arenas(comm, maxBytes, o.type(), device);
+        Layout.Arenas arenas = o.sharedMemory() ? Layout.Arenas.shared(maxBytes, o.type())
+                : arenas(comm, maxBytes, o.type(), device);
         if (out != null) {
             header(out, comm, o);
         }
@@ -459,7 +460,8 @@ public final class Perf {
         if (!o.op().hasInPlace()) {
             out.println("# " + o.op().label() + " has no in-place form: the in-place columns run it out of place again");
         }
-        out.println("# memory: " + (o.deviceMemory(comm.transport().name()) ? "device (GPU)" : "host")
+        out.println("# memory: " + (o.deviceMemory(comm.transport().name()) ? "device (GPU)"
+                : o.sharedMemory() ? "host, from io.jcoll.SharedMemory" : "host")
                 + ", timing: " + (o.asyncLoop(comm.transport().name()) ? "all iterations launched, then one wait"
                 : "one blocking call after another"));
         out.println("#");

@@ -19,7 +19,7 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
 
     static final String USAGE = "usage: jcoll perf OP [-b MIN_BYTES] [-e MAX_BYTES] [-f FACTOR] [-n RANKS] "
             + "[-w WARMUP] [-i ITERS] [-d TYPE] [-o REDOP] [-r ROOT] [-c 0|1] [--transport auto|tcp|nccl] [--csv FILE]\n"
-            + "  [--memory auto|host|device] [--async auto|0|1] [--skew S] [--group-size G] [--jit-warmup CALLS]\n"
+            + "  [--memory auto|host|shared|device] [--async auto|0|1] [--skew S] [--group-size G] [--jit-warmup CALLS]\n"
             + "  [--in-place-first 0|1]\n"
             + "  OP: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather, scatter, alltoallv,\n"
             + "      sendrecv; sizes take K, M, G suffixes\n"
@@ -88,8 +88,8 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
             throw new IllegalArgumentException("need 0 <= MIN_BYTES <= MAX_BYTES, FACTOR > 1, ITERS >= 1, WARMUP >= 0, "
                     + "--jit-warmup >= 0");
         }
-        if (!memory.matches("auto|host|device") || !async.matches("auto|0|1")) {
-            throw new IllegalArgumentException("--memory is auto, host or device; --async is auto, 0 or 1");
+        if (!memory.matches("auto|host|shared|device") || !async.matches("auto|0|1")) {
+            throw new IllegalArgumentException("--memory is auto, host, shared or device; --async is auto, 0 or 1");
         }
         if (!(skew >= 0 && skew < 1) || groupSize < 0) {
             throw new IllegalArgumentException("--skew is 0 or more and below 1; --group-size is a positive count");
@@ -130,6 +130,11 @@ record PerfOptions(Collective op, long minBytes, long maxBytes, double factor, i
     /** Device memory when asked, or under auto when the transport is NCCL (as nccl-tests measures). */
     boolean deviceMemory(String transportName) {
         return memory.equals("device") || memory.equals("auto") && transportName.equals("nccl");
+    }
+
+    /** Host memory from io.jcoll.SharedMemory, which the shm transport's peers read through their own mappings. */
+    boolean sharedMemory() {
+        return memory.equals("shared");
     }
 
     /** Launch every iteration before waiting: under auto, where the transport queues work (NCCL). */

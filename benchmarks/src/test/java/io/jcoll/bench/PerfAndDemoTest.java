@@ -97,6 +97,30 @@ class PerfAndDemoTest {
         assertTrue(text.contains("has no in-place form"), text);
     }
 
+    /**
+     * --memory shared: buffers from io.jcoll.SharedMemory, over the shm transport (whose peers read them through
+     * mappings where single copy runs: JDK 22+), every size and every value checked; the header says which memory.
+     */
+    @Test
+    void sharedMemoryIsMeasuredOverTheShmTransport() throws Exception {
+        for (String op : List.of("allreduce", "reducescatter", "allgather", "alltoall", "broadcast")) {
+            int port = freePort();
+            PerfOptions o = PerfOptions.parse(List.of(op, "-b", "4", "-e", "1M", "-f", "16", "-w", "1", "-i", "2",
+                    "--memory", "shared"));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            List<Long> wrong = Ranks.all(2, Duration.ofMinutes(2), rank -> {
+                try (Communicator c = Jcoll.builder().rank(rank).size(2).master("127.0.0.1", port).token("t")
+                        .transport("shm").timeout(Duration.ofSeconds(60)).build()) {
+                    return Perf.run(c, o, rank == 0 ? new PrintStream(out, true) : null);
+                }
+            });
+            assertEquals(List.of(0L, 0L), wrong, op);
+            String text = out.toString(StandardCharsets.UTF_8);
+            assertTrue(text.contains("# memory: host, from io.jcoll.SharedMemory"), text);
+        }
+        assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("allreduce", "--memory", "pinned")));
+    }
+
     /** --group-size: two groups of two ranks measured at once, each its own sub-communicator. */
     @Test
     void groupSizeRunsOnSubCommunicators() throws Exception {
