@@ -120,13 +120,23 @@ final class SingleCopy {
      * reduce-scatters (the whole input) where every rank copies alone and every input and output of the call (a
      * reduce-scatter's inputs) lies in a shared allocation ({@link io.jcoll.SharedMemory}): a rank reduces its slice
      * straight out of its peers' mappings, with no copy into its own memory first, where the kernel's copy made reading
-     * lose to the slots below 8 MB. On the 2-vCPU VM, 2 ranks, the all-reduce took 0.27-0.79x Open MPI's time at
-     * 128 KB-32 MB and the reduce-scatter 0.10-0.34x, in both of the host's states (medians of three rounds,
-     * benchmarks/RESULTS.md, 2026-11-30). Whether the buffers are shared
+     * lose to the slots below 8 MB. On the 2-vCPU VM, 2 ranks, the all-reduce took 0.27-0.64x Open MPI's time at
+     * 128 KB-32 MB ({@link #allReduceWhole} to 8 MB) and the reduce-scatter 0.11-0.31x, in both of the host's states
+     * (medians of three rounds, benchmarks/RESULTS.md, 2026-11-30). Whether the buffers are shared
      * is each rank's own business: settled through the published words after the call's first phase, so a call of
      * these sizes whose buffers are not pays that phase before it takes the slots.
      */
     static final long MAPPED_REDUCE_MIN_BYTES = 128 << 10;
+    /**
+     * The largest all-reduce of two ranks that copy alone, out of place and with both inputs in shared allocations,
+     * that each rank reduces whole ({@link #allReduceWhole}); above it, and for any other, a slice each
+     * ({@link #allReduce}). On the 2-vCPU VM in the host's slow state (three alternated rounds, benchmarks/RESULTS.md,
+     * 2026-11-30) whole took 0.30-0.43x Open MPI's time at 128 KB-2 MB and 0.72-0.84x at 8 MB, a slice each
+     * 0.74-0.85x; at 32 MB a slice each was ahead (0.28-0.30x against 0.37-0.39x). On ordinary buffers, read with
+     * process_vm_readv, whole took 0.76-1.06x at 128 KB-2 MB where the slots took 1.21-1.53x, but it was not timed in
+     * the host's fast state, where the slots took 0.62-0.70x: ordinary buffers keep to the slots.
+     */
+    static final long WHOLE_READ_MAX_BYTES = 8 << 20;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
     static final long ALONE_IN_PLACE_ROOT_MAX_BYTES = 2 << 20;
     /**
@@ -154,12 +164,13 @@ final class SingleCopy {
     private final long exchangeBytes;       // an in-place all-to-all's chunk of every peer's block, at most
     private final PathChooser chooser;      // rank 0's where JCOLL_SHM_SINGLE_COPY=timed: single copy or the slots
     private final long mappedReduceMinBytes; // all-reduces whose buffers are all shared allocations, from here
+    private final long wholeReadMaxBytes;   // two-rank all-reduces of shared inputs reduced whole, up to here; or -1
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
                                             // chunk of every peer's input an all-reduce reads to reduce
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
                        long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
-                       long mappedReduceMinBytes) {
+                       long mappedReduceMinBytes, long wholeReadMaxBytes) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -170,6 +181,7 @@ final class SingleCopy {
         this.tracerSays = tracerSays;
         this.chooser = chooser;
         this.mappedReduceMinBytes = mappedReduceMinBytes;
+        this.wholeReadMaxBytes = wholeReadMaxBytes;
     }
 
     /**
@@ -307,7 +319,7 @@ final class SingleCopy {
             }
             if (why[0] != null) {
                 return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null,
-                        Long.MAX_VALUE);
+                        Long.MAX_VALUE, -1);
             }
             boolean twoAlone = size == 2 && alone;
             // rank 0 chooses for all (PathChooser); its setting is the one that counts
@@ -315,7 +327,8 @@ final class SingleCopy {
             return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone),
                     twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser,
-                    size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE);
+                    size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE,
+                    twoAlone ? WHOLE_READ_MAX_BYTES : -1);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -417,7 +430,9 @@ final class SingleCopy {
         long message = call.count() * call.type().size();
         boolean sharedOnly = call.operation() == Operation.REDUCE_SCATTER
                 || reduction && (message < sizes.reduceMinBytes() || message > sizes.reduceMaxBytes());
-        if (sharedOnly && !allShared(reduction)) {
+        boolean whole = reduction && sources != null && message <= wholeReadMaxBytes && !anyInPlace()
+                && allShared(false);
+        if (sharedOnly && !whole && !allShared(reduction)) {
             sources = null; // covered only for buffers that are all shared allocations: every rank sees as much
         }
         if (sources != null) {
@@ -426,7 +441,9 @@ final class SingleCopy {
         if (chooser != null) {
             chooser.started(call, sources == null, start);
         }
-        if (sources != null && reduction) {
+        if (sources != null && whole) {
+            allReduceWhole(s, call, sources);
+        } else if (sources != null && reduction) {
             allReduce(s, call, sources, outputs);
         } else if (sources != null && call.operation() == Operation.REDUCE_SCATTER) {
             reduceScatter(s, call, sources);
@@ -517,6 +534,45 @@ final class SingleCopy {
      * writes only its own slice, which no peer reads, and after they have met only the others, which no peer reads
      * any more. Each slice has one reducer, so every rank receives the same bits.
      */
+    /**
+     * An all-reduce of two ranks out of place whose inputs are shared allocations, as Open MPI's two-rank all-reduce
+     * goes: each rank reads the whole of its peer's input and reduces it with its own into its output, in rank order
+     * (so both get the same bits), a chunk at a time. One phase where {@link #allReduce} has two, and no rank reads
+     * what its peer has just written ({@link #WHOLE_READ_MAX_BYTES} says where that pays).
+     */
+    private void allReduceWhole(Slots s, Call call, long[] sources) {
+        int me = s.rank();
+        int n = size;
+        int typeSize = call.type().size();
+        long count = call.count();
+        StagedAccess in = (StagedAccess) call.send();
+        StagedAccess out = (StagedAccess) call.recv();
+        int chunk = Math.max(1, REDUCE_CHUNK_BYTES / typeSize);
+        ByteBuffer peers = scratch((long) chunk * typeSize * (n - 1));
+        ByteBuffer[] inputs = new ByteBuffer[n];
+        String operation = call.operation().label();
+        for (long from = 0; from < count; from += chunk) {
+            int elements = (int) Math.min(chunk, count - from);
+            int bytes = elements * typeSize;
+            long at = from * typeSize;
+            for (int r = 0, k = 0; r < n; r++) {
+                if (r == me) {
+                    inputs[r] = s.readable(in, at, bytes);
+                    continue;
+                }
+                ByteBuffer part = memory.view(r, sources[r] + at, bytes);
+                if (part == null) {
+                    part = Slots.view(peers, k++ * bytes, bytes);
+                    memory.read(r, sources[r] + at, part.duplicate(), operation);
+                }
+                inputs[r] = part;
+            }
+            ByteBuffer dst = s.writable(out, at, bytes);
+            ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), inputs, dst, elements);
+            out.commit(at, dst);
+        }
+    }
+
     private void allReduce(Slots s, Call call, long[] sources, long[] outputs) {
         int me = s.rank();
         int n = size;
