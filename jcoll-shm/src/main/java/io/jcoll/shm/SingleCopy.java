@@ -133,8 +133,8 @@ final class SingleCopy {
      * ({@link #allReduce}). On the 2-vCPU VM in the host's slow state (three alternated rounds, benchmarks/RESULTS.md,
      * 2026-11-30) whole took 0.30-0.43x Open MPI's time at 128 KB-2 MB and 0.72-0.84x at 8 MB, a slice each
      * 0.74-0.85x; at 32 MB a slice each was ahead (0.28-0.30x against 0.37-0.39x). On ordinary buffers, read with
-     * process_vm_readv, whole took 0.76-1.06x at 128 KB-2 MB where the slots took 1.21-1.53x, but it was not timed in
-     * the host's fast state, where the slots took 0.62-0.70x: ordinary buffers keep to the slots.
+     * process_vm_readv, whole took 0.76-1.06x at 128 KB-2 MB where the slots took 1.21-1.53x, but 1.00-1.31x in the
+     * host's fast state, where the slots took 0.62-0.72x: ordinary buffers keep to the slots.
      */
     static final long WHOLE_READ_MAX_BYTES = 8 << 20;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
