@@ -57,6 +57,7 @@ final class PathChooser {
         final double[][] times = new double[2][KEPT]; // 0: none yet
         final double[] median = new double[2];        // 0 until a way has KEPT times
         final int[] next = new int[2];
+        final double[] sorted = new double[KEPT];     // keep's own: no array made per call
         int way = SINGLE_COPY;
         long calls;
         long nextTry;     // the call at which the other way's next try begins; 0 until the first choice
@@ -67,9 +68,9 @@ final class PathChooser {
         void keep(int way, double time) {
             times[way][next[way]] = time;
             next[way] = (next[way] + 1) % KEPT;
-            double[] kept = times[way].clone();
-            java.util.Arrays.sort(kept);
-            median[way] = kept[0] == 0 ? 0 : (kept[KEPT / 2 - 1] + kept[KEPT / 2]) / 2;
+            System.arraycopy(times[way], 0, sorted, 0, KEPT);
+            java.util.Arrays.sort(sorted);
+            median[way] = sorted[0] == 0 ? 0 : (sorted[KEPT / 2 - 1] + sorted[KEPT / 2]) / 2;
         }
     }
 

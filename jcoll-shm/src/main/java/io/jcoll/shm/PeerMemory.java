@@ -92,6 +92,19 @@ final class PeerMemory {
     }
 
     /**
+     * {@code room.remaining()} bytes of {@code peer}'s memory at {@code address}: a view of this rank's mapping where
+     * the peer's current call has them in a shared allocation, else read into {@code room}, which is returned.
+     */
+    ByteBuffer viewOrRead(int peer, long address, ByteBuffer room, String operation) {
+        ByteBuffer view = view(peer, address, room.remaining());
+        if (view != null) {
+            return view;
+        }
+        read(peer, address, room.duplicate(), operation);
+        return room;
+    }
+
+    /**
      * Copies {@code dst.remaining()} bytes of {@code peer}'s memory from {@code address} into {@code dst} (through
      * a bounce buffer of this thread's where {@code dst} is on the heap); safe from several threads at once.
      */

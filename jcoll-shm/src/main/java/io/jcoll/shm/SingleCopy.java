@@ -528,13 +528,6 @@ final class SingleCopy {
     }
 
     /**
-     * An all-reduce with every byte read once across: each rank reads its slice of every peer's input, a chunk at
-     * a time into its own memory, and reduces it with its own into its output; once every slice is reduced, each
-     * reads every peer's reduced slice out of the peer's output. In place too: until the ranks have met a rank
-     * writes only its own slice, which no peer reads, and after they have met only the others, which no peer reads
-     * any more. Each slice has one reducer, so every rank receives the same bits.
-     */
-    /**
      * An all-reduce of two ranks out of place whose inputs are shared allocations, as Open MPI's two-rank all-reduce
      * goes: each rank reads the whole of its peer's input and reduces it with its own into its output, in rank order
      * (so both get the same bits), a chunk at a time. One phase where {@link #allReduce} has two, and no rank reads
@@ -560,12 +553,7 @@ final class SingleCopy {
                     inputs[r] = s.readable(in, at, bytes);
                     continue;
                 }
-                ByteBuffer part = memory.view(r, sources[r] + at, bytes);
-                if (part == null) {
-                    part = Slots.view(peers, k++ * bytes, bytes);
-                    memory.read(r, sources[r] + at, part.duplicate(), operation);
-                }
-                inputs[r] = part;
+                inputs[r] = memory.viewOrRead(r, sources[r] + at, Slots.view(peers, k++ * bytes, bytes), operation);
             }
             ByteBuffer dst = s.writable(out, at, bytes);
             ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), inputs, dst, elements);
@@ -573,6 +561,13 @@ final class SingleCopy {
         }
     }
 
+    /**
+     * An all-reduce with every byte read once across: each rank reads its slice of every peer's input, a chunk at
+     * a time into its own memory, and reduces it with its own into its output; once every slice is reduced, each
+     * reads every peer's reduced slice out of the peer's output. In place too: until the ranks have met a rank
+     * writes only its own slice, which no peer reads, and after they have met only the others, which no peer reads
+     * any more. Each slice has one reducer, so every rank receives the same bits.
+     */
     private void allReduce(Slots s, Call call, long[] sources, long[] outputs) {
         int me = s.rank();
         int n = size;
@@ -591,12 +586,8 @@ final class SingleCopy {
             long at = from * typeSize;
             for (int k = 1; k < n; k++) { // this rank's values first, then its peers' in rank order
                 int peer = (me + k) % n;
-                ByteBuffer part = memory.view(peer, sources[peer] + at, bytes); // a shared allocation: as it is
-                if (part == null) {
-                    part = Slots.view(peers, (k - 1) * bytes, bytes);
-                    memory.read(peer, sources[peer] + at, part.duplicate(), operation);
-                }
-                inputs[peer < me ? peer + 1 : peer] = part;
+                inputs[peer < me ? peer + 1 : peer] = memory.viewOrRead(peer, sources[peer] + at,
+                        Slots.view(peers, (k - 1) * bytes, bytes), operation);
             }
             inputs[0] = s.readable(in, at, bytes);
             ByteBuffer dst = s.writable(out, at, bytes);
@@ -630,6 +621,7 @@ final class SingleCopy {
         StagedAccess in = (StagedAccess) call.send();
         StagedAccess out = (StagedAccess) call.recv();
         int chunk = Math.max(1, REDUCE_CHUNK_BYTES / typeSize);
+        ByteBuffer peers = scratch((long) chunk * typeSize * (n - 1));
         ByteBuffer[] inputs = new ByteBuffer[n];
         for (long from = 0; from < count; from += chunk) {
             int elements = (int) Math.min(chunk, count - from);
@@ -638,12 +630,8 @@ final class SingleCopy {
             inputs[0] = s.readable(in, blockAt + at, bytes);
             for (int k = 1; k < n; k++) {
                 int peer = (me + k) % n;
-                ByteBuffer part = memory.view(peer, sources[peer] + blockAt + at, bytes);
-                if (part == null) {
-                    part = Slots.view(scratch((long) chunk * typeSize * n), (k - 1) * bytes, bytes);
-                    memory.read(peer, sources[peer] + blockAt + at, part.duplicate(), call.operation().label());
-                }
-                inputs[peer < me ? peer + 1 : peer] = part;
+                inputs[peer < me ? peer + 1 : peer] = memory.viewOrRead(peer, sources[peer] + blockAt + at,
+                        Slots.view(peers, (k - 1) * bytes, bytes), call.operation().label());
             }
             ByteBuffer dst = s.writable(out, at, bytes); // in place, a view of this rank's block of its input
             ShmAllReduce.reduceInRankOrder(call.type(), call.reduceOp(), inputs, dst, elements);
