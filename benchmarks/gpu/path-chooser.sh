@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Rank 0's pick between single copy and the slots (JCOLL_SHM_SINGLE_COPY=timed, PathChooser) against single copy
-# wherever it applies (auto, the default), each block by block beside Open MPI's shared-memory path in the
-# same processes (benchmarks/compare/paired.sh --transport shm): the ops single copy takes, RANKS, 1-64 MB by 4,
-# the two settings alternated in ROUNDS rounds.
+# wherever its sizes say (sized; the default where ranks have crews), each block by block beside Open MPI's
+# shared-memory path in the same processes (benchmarks/compare/paired.sh --transport shm): the ops single copy
+# takes, RANKS, 1-64 MB by 4, the two settings alternated in ROUNDS rounds.
 #   [RANKS="2 8"] [ROUNDS=2] [OPS="allgather alltoall broadcast allreduce"] bash benchmarks/gpu/path-chooser.sh
 # Writes $OUT/SETTING-RANKS-ROUND/ (paired.log, OP-blocks.csv), $OUT/run.log and lscpu.txt.
 set -uo pipefail
@@ -10,7 +10,7 @@ source "$(dirname "$0")/steps.sh"
 lscpu > "$OUT/lscpu.txt"
 {
   for r in $(seq 1 "${ROUNDS:-2}"); do
-    for setting in timed auto; do
+    for setting in timed sized; do
       for n in ${RANKS:-2 8}; do
         step "round $r, $setting, $n ranks"
         JCOLL_SHM_SINGLE_COPY=$setting timeout 200 bash benchmarks/compare/paired.sh -n "$n" --transport shm \

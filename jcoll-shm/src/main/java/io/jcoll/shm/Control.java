@@ -50,7 +50,7 @@ final class Control {
     private static final int SINGLE_COPY_IN_PLACE_MIN_AT = ENTERED_AT + 88;
     private static final int OUTPUT_AT = ENTERED_AT + 96;
     private static final int SINGLE_COPY_REDUCE_MIN_AT = ENTERED_AT + 104;
-    private static final int SLOTS_CHOSEN_AT = ENTERED_AT + 112;
+    private static final int PICK_AT = ENTERED_AT + 112;
     // the shared allocations (io.jcoll.SharedMemory) the source and output lie in: base, descriptor, id (0: none)
     private static final int REGIONS_AT = 4 * Layout.LINE;
     private static final int REGION_WORDS = 3;
@@ -143,13 +143,13 @@ final class Control {
 
     /**
      * Where peers read {@code rank}'s data in its current single-copy call (0: they cannot), whether the call
-     * overwrites it (in place), and whether the rank chose the slots for it, published by its next counter advance.
+     * overwrites it (in place), and which way the rank picked for it, published by its next counter advance.
      */
-    void publishSource(int rank, long address, OwnRegions.Found region, boolean inPlace, boolean slotsChosen) {
+    void publishSource(int rank, long address, OwnRegions.Found region, boolean inPlace, PathChooser.Pick pick) {
         int at = (int) layout.controlOffset(rank);
         map.putLong(at + SOURCE_AT, address);
         map.putLong(at + SOURCE_IN_PLACE_AT, inPlace ? 1 : 0);
-        map.putLong(at + SLOTS_CHOSEN_AT, slotsChosen ? 1 : 0);
+        map.putLong(at + PICK_AT, pick.ordinal());
         publishRegion(at, PeerRegions.SOURCE, region);
     }
 
@@ -172,9 +172,11 @@ final class Control {
                 : new OwnRegions.Found(map.getLong(words), (int) fd, id);
     }
 
-    /** Whether {@code rank} chose the slots for its current single-copy call ({@link PathChooser}). */
-    boolean slotsChosen(int rank) {
-        return map.getLong((int) layout.controlOffset(rank) + SLOTS_CHOSEN_AT) == 1;
+    /** The way {@code rank} picked for its current single-copy call ({@link PathChooser}). */
+    PathChooser.Pick pick(int rank) {
+        long word = map.getLong((int) layout.controlOffset(rank) + PICK_AT);
+        return word == PathChooser.Pick.SLOTS.ordinal() ? PathChooser.Pick.SLOTS
+                : word == PathChooser.Pick.READ.ordinal() ? PathChooser.Pick.READ : PathChooser.Pick.NONE;
     }
 
     /** Where {@code rank}'s output starts in its current single-copy reduction, for peers to read; 0: nowhere. */

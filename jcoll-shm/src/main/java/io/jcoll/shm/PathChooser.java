@@ -17,19 +17,37 @@ import io.jcoll.spi.Operation;
  * call timed from its start to the next call's start on rank 0 ({@link #started}), and keeps to its way until the
  * median of the other's is {@link #MARGIN} below the median of its own. It takes each way for {@link #RUN} calls
  * first, then tries the other for {@link #RUN} calls {@link #FIRST_GAP} calls after its first choice and again at
- * gaps that double up to {@link #TRY_OTHER_EVERY} calls ({@link #TRY_FAR_SLOWER_EVERY} where the other took more
- * than twice as long): early tries mend a first choice that a size's first calls misled (pages touched for the
+ * gaps that double up to {@link #TRY_OTHER_EVERY} calls (more where the other took so long that its tries would
+ * cost more than {@link #TRY_SHARE} of the time, {@link #gapLimit}): early tries mend a first choice that a size's first calls misled (pages touched for the
  * first time: 8 ranks' 16 MB all-to-alls kept the slots at 0.54-0.60x Open MPI's time where single copy took
- * 0.25-0.35x, tried every 256th call only), later ones cost little. In runs, as the first call after a change of
- * way pays for the change (the lines of the buffers and the segment lie where the other way left them): tried one
- * call at a time, the way that came first was kept, right or not (benchmarks/results/dev-2026-11-30-path-chooser).
- * The median leaves out that call and others slowed by something else (a pause of the collector, a compilation),
- * and rises within {@link #KEPT} calls on a host that turns slow; the least time took the slots on a lucky call.
+ * 0.25-0.35x, tried every 256th call only), later ones cost little. A change of way starts the gaps again: the times
+ * that made it may have been a passing slow stretch of the way left (at 128 KB, eight calls of 11 us: a two-rank
+ * all-reduce on the VM kept reading, 1.6x the slots' time, until its next try up to 256 calls on). In runs, as the
+ * first call after a change of way pays for the change (the lines of the buffers and the segment lie where the other
+ * way left them): tried one call at a time, the way that came first was kept, right or not
+ * (benchmarks/results/dev-2026-11-30-path-chooser). The median leaves out that call and others slowed by something
+ * else (a pause of the collector, a compilation), and rises within {@link #KEPT} calls on a host that turns slow;
+ * the least time took the slots on a lucky call.
  */
 final class PathChooser {
 
+    /** What rank 0 picked for a call and published with its input ({@link Control#pick}). */
+    enum Pick {
+        /** Nothing: the call goes as the sizes say. */
+        NONE,
+        /** The slots. */
+        SLOTS,
+        /** Single copy: the ranks read their peers (a two-rank all-reduce on ordinary buffers, each the whole). */
+        READ
+    }
+
     static final int TRY_OTHER_EVERY = 256;
-    static final int TRY_FAR_SLOWER_EVERY = 1024;
+    /**
+     * At most this share of a kind's calls' time goes to tries of the slower way, as the latest medians see it:
+     * the gap grows past {@link #TRY_OTHER_EVERY} to keep it so ({@link #gapLimit}). A way ten or thirty times as
+     * slow is no rarity here: the slots at 128 KB in the 2-vCPU VM's slow state.
+     */
+    static final double TRY_SHARE = 1.0 / 32;
     /** Times a way keeps per kind of call: its estimate is their median. */
     static final int KEPT = 8;
     /** Calls of the other way in a row when it is tried: the first after a change pays for it. */
@@ -89,6 +107,10 @@ final class PathChooser {
         double other = kind.median[1 - kind.way];
         if (other > 0 && other < mine * (1 - MARGIN)) {
             kind.way = 1 - kind.way;
+            if (kind.nextTry != 0) { // the way left is tried again soon: its times may have been an unlucky stretch
+                kind.gap = FIRST_GAP;
+                kind.nextTry = n + FIRST_GAP;
+            }
         }
         if (kind.nextTry == 0) {
             kind.gap = FIRST_GAP;
@@ -98,10 +120,18 @@ final class PathChooser {
             return kind.way == SLOTS;
         }
         double slower = Math.max(mine, other) / Math.min(mine, other);
-        kind.gap = Math.min(2 * kind.gap, slower > 2 ? TRY_FAR_SLOWER_EVERY : TRY_OTHER_EVERY);
+        kind.gap = Math.min(2 * kind.gap, gapLimit(slower));
         kind.nextTry = n + kind.gap;
         kind.tryLeft = RUN - 1;
         return kind.way != SLOTS;
+    }
+
+    /**
+     * The longest gap between tries where the slower way takes {@code slower} times the faster's: each try costs
+     * {@link #RUN} calls of {@code slower - 1} calls' time more, kept to {@link #TRY_SHARE} of the gap's.
+     */
+    static long gapLimit(double slower) {
+        return Math.max(TRY_OTHER_EVERY, (long) Math.ceil(RUN * (slower - 1) / TRY_SHARE));
     }
 
     /**

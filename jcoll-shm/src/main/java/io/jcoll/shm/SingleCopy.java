@@ -55,10 +55,16 @@ import java.util.function.IntToLongFunction;
  * On two CPUs of a Xeon the read root was faster than the slots at 128-512 KB too and slower at 2 MB (1.06-1.13x
  * Open MPI's time against 0.93-0.96x): the limit follows the VM, a host of two CPUs as this path meets them.
  *
- * <p>The sizes above say where this path runs (JCOLL_SHM_SINGLE_COPY=auto, the default). Under {@code timed} they say
- * where it may, and whether it does is rank 0's pick, call by call, by the recent times of this path and the slots
- * on this host ({@link PathChooser}): on the 2-vCPU VM the slots took 0.56-0.88x Open MPI's time in one run and
- * 1.13-3.58x in the next, where this path took 0.94-1.17x at most points in both. {@code off}: never.
+ * <p>Where this path runs (JCOLL_SHM_SINGLE_COPY=auto, the default), the sizes above say, but for two ranks that copy
+ * alone on buffers not shared, where they say where it may: whether it does is rank 0's pick, call by call, by the
+ * recent times of this path and the slots on this host ({@link PathChooser}, {@link #picksFor}), all-reduces
+ * from 128 KB included. Neither way is ahead in both of the 2-vCPU VM's states: the slots took 0.56-0.88x Open MPI's
+ * time at every all-gather, all-to-all and broadcast of 128 KB-32 MB in one run and 1.13-3.58x in the next, where this
+ * path took 0.94-1.17x at most points in both, at the floor of the kernel's copy; an all-reduce out of place at
+ * 128 KB-2 MB through the slots 0.62-0.72x in the one state and 1.21-1.53x in the other, reading the peer's whole input
+ * 1.00-1.31x and 0.76-1.06x; at 8 MB the slots 0.46-0.52x in the fast state where reading took 0.94-0.97x
+ * (benchmarks/RESULTS.md, 2026-11-30). {@code timed}: rank 0 picks for every call this path covers, however many ranks
+ * and crews; {@code sized}: the sizes alone decide; {@code off}: never.
  */
 final class SingleCopy {
 
@@ -105,7 +111,8 @@ final class SingleCopy {
      * runs (at 2 MB 0.78x in one, slower in both rounds of the other); 8 ranks on 16 cores 0.81x and 0.96x; and 4 ranks
      * on the VM's two CPUs, more ranks than cores, 0.78x at both (4 rounds; 1.16x at 2 MB). Ranks with crews share the
      * slots' copies among their threads where a rank reads its peers alone: 2.1-3.0x the slots' time at 2-32 MB with
-     * crews of 4, so the slots stay there.
+     * crews of 4, so the slots stay there. Two ranks that copy alone read here only where rank 0 picks it
+     * ({@link #picksFor}): in the VM's fast state of 2026-11-30 the slots took half its time at 8 MB.
      */
     static final long ALONE_REDUCE_MIN_BYTES = 8 << 20;
     /**
@@ -134,7 +141,8 @@ final class SingleCopy {
      * 2026-11-30) whole took 0.30-0.43x Open MPI's time at 128 KB-2 MB and 0.72-0.84x at 8 MB, a slice each
      * 0.74-0.85x; at 32 MB a slice each was ahead (0.28-0.30x against 0.37-0.39x). On ordinary buffers, read with
      * process_vm_readv, whole took 0.76-1.06x at 128 KB-2 MB where the slots took 1.21-1.53x, but 1.00-1.31x in the
-     * host's fast state, where the slots took 0.62-0.72x: ordinary buffers keep to the slots.
+     * host's fast state, where the slots took 0.62-0.72x: there rank 0 picks whole or the slots call by call
+     * ({@link #picksFor}).
      */
     static final long WHOLE_READ_MAX_BYTES = 8 << 20;
     /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
@@ -162,7 +170,9 @@ final class SingleCopy {
     private final String tracerSays; // what Yama asked of this rank and what it did (Tracer); null: nothing
     private final long inPlaceRootMaxBytes; // the largest in-place broadcast whose root is read; NO_IN_PLACE_ROOT
     private final long exchangeBytes;       // an in-place all-to-all's chunk of every peer's block, at most
-    private final PathChooser chooser;      // rank 0's where JCOLL_SHM_SINGLE_COPY=timed: single copy or the slots
+    private final PathChooser chooser;      // rank 0's, where it picks single copy or the slots for some calls
+    private final boolean picksEveryCall;   // JCOLL_SHM_SINGLE_COPY=timed: for every call this path covers
+    private final boolean picksOrdinary;    // by default where two ranks copy alone: calls of buffers not shared
     private final long mappedReduceMinBytes; // all-reduces whose buffers are all shared allocations, from here
     private final long wholeReadMaxBytes;   // two-rank all-reduces of shared inputs reduced whole, up to here; or -1
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
@@ -170,7 +180,8 @@ final class SingleCopy {
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
                        long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
-                       long mappedReduceMinBytes, long wholeReadMaxBytes) {
+                       boolean picksEveryCall, boolean picksOrdinary, long mappedReduceMinBytes,
+                       long wholeReadMaxBytes) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -180,6 +191,8 @@ final class SingleCopy {
         this.offBecause = offBecause;
         this.tracerSays = tracerSays;
         this.chooser = chooser;
+        this.picksEveryCall = picksEveryCall;
+        this.picksOrdinary = picksOrdinary;
         this.mappedReduceMinBytes = mappedReduceMinBytes;
         this.wholeReadMaxBytes = wholeReadMaxBytes;
     }
@@ -234,9 +247,13 @@ final class SingleCopy {
      */
     static Offer offer(Settings settings, Control control, int rank, int crew) {
         String mode = settings.get("JCOLL_SHM_SINGLE_COPY").orElse("auto");
-        if (!mode.equals("auto") && !mode.equals("timed") && !mode.equals("off")) {
-            throw new IllegalArgumentException("JCOLL_SHM_SINGLE_COPY must be auto, timed or off (was " + mode + ")");
-        }
+        Picking picking = switch (mode) {
+            case "auto" -> Picking.TWO_ALONE;
+            case "timed" -> Picking.EVERY_CALL;
+            case "sized", "off" -> Picking.NONE;
+            default -> throw new IllegalArgumentException(
+                    "JCOLL_SHM_SINGLE_COPY must be auto, timed, sized or off (was " + mode + ")");
+        };
         Sizes given = Sizes.given(size(settings, "JCOLL_SHM_SINGLE_COPY_MIN"),
                 size(settings, "JCOLL_SHM_SINGLE_COPY_GATHER_MIN"),
                 size(settings, "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN"),
@@ -249,7 +266,20 @@ final class SingleCopy {
         boolean on = !mode.equals("off");
         // off: not even bound (binding a native call makes the JVM warn without --enable-native-access)
         control.publishCanary(rank, on ? ProcessVmRead.address(canary) : 0, value);
-        return new Offer(rank, on, mode.equals("timed"), given, tracer, crew, canary);
+        return new Offer(rank, on, picking, given, tracer, crew, canary);
+    }
+
+    /** Where rank 0 picks single copy or the slots call by call ({@link PathChooser}), by JCOLL_SHM_SINGLE_COPY. */
+    enum Picking {
+        /** {@code sized}: nowhere, the sizes decide. */
+        NONE,
+        /**
+         * {@code auto}: where two ranks copy alone and no single-copy size was given, for every call of buffers
+         * not shared that this path covers and the slots can take ({@link SingleCopy#picksFor}).
+         */
+        TWO_ALONE,
+        /** {@code timed}: every call this path covers. */
+        EVERY_CALL
     }
 
     private static long size(Settings settings, String name) {
@@ -264,7 +294,8 @@ final class SingleCopy {
      * A rank's settings (sizes as given, {@link #UNSET} where not; whom it lets read its memory where Yama asks),
      * the threads that share its copies, and its canary (kept reachable until every peer has read it).
      */
-    record Offer(int rank, boolean on, boolean timed, Sizes sizes, Tracer.Mode tracer, int crew, ByteBuffer canary) {
+    record Offer(int rank, boolean on, Picking picking, Sizes sizes, Tracer.Mode tracer, int crew,
+                 ByteBuffer canary) {
 
         /**
          * Once every rank has claimed its block (its pid and canary are there): where its peers are other
@@ -319,14 +350,19 @@ final class SingleCopy {
             }
             if (why[0] != null) {
                 return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null,
-                        Long.MAX_VALUE, -1);
+                        false, false, Long.MAX_VALUE, -1);
             }
             boolean twoAlone = size == 2 && alone;
-            // rank 0 chooses for all (PathChooser); its setting is the one that counts
-            PathChooser chooser = rank == 0 && timed ? new PathChooser() : null;
+            // rank 0 picks for all (PathChooser): its setting is the one that counts. By default only where two
+            // ranks copy alone, and not where the sizes at which they read were given.
+            boolean picksEveryCall = picking == Picking.EVERY_CALL;
+            boolean picksOrdinary = picking == Picking.TWO_ALONE && twoAlone && sizes.equals(Sizes.given(UNSET,
+                    UNSET, UNSET, UNSET, UNSET));
+            PathChooser chooser = rank == 0 && (picksEveryCall || picksOrdinary) ? new PathChooser() : null;
             return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone),
                     twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
-                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser,
+                    (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, picksEveryCall,
+                    picksOrdinary,
                     size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE,
                     twoAlone ? WHOLE_READ_MAX_BYTES : -1);
         }
@@ -353,7 +389,17 @@ final class SingleCopy {
                 + (mappedReduceMinBytes == Long.MAX_VALUE ? ""
                         : ", and all-reduces and reduce-scatters from " + Limits.describe(mappedReduceMinBytes)
                         + " where all are")
-                + (chooser == null ? ""
+                + (wholeReadMaxBytes < 0 ? ""
+                        : "; two-rank all-reduces out of place from " + Limits.describe(mappedReduceMinBytes)
+                        + " to " + Limits.describe(wholeReadMaxBytes) + " read the whole of the peer's input where "
+                        + "it is shared")
+                + (!picksOrdinary ? ""
+                        : "; where buffers are not shared rank 0 picks, call by call by their recent times, "
+                        + "reading or the slots for those calls and for all-reduces from "
+                        + Limits.describe(mappedReduceMinBytes) + " (in place from "
+                        + Limits.describe(sizes.reduceMinBytes()) + ") to " + Limits.describe(sizes.reduceMaxBytes())
+                        + " (JCOLL_SHM_SINGLE_COPY=auto)")
+                + (chooser == null || !picksEveryCall ? ""
                         : "; picked call by call against the slots by their recent times (JCOLL_SHM_SINGLE_COPY=timed)")
                 + (tracerSays == null ? "" : "; " + tracerSays);
     }
@@ -401,15 +447,17 @@ final class SingleCopy {
 
     /**
      * Runs {@code call} with one copy a byte and returns true, or returns false for the slots to run it: where a
-     * rank's input cannot be read, or rank 0 chose the slots ({@link PathChooser}).
+     * rank's input cannot be read, or rank 0 picked the slots ({@link PathChooser}).
      */
     boolean run(Slots s, Call call) {
-        long start = chooser == null ? 0 : System.nanoTime();
-        boolean slotsChosen = chooser != null && chooser.slotsNext(call);
         long source = address(call.send());
         OwnRegions.Found sourceRegion = OwnRegions.find(source, 1);
+        boolean picks = chooser != null && (picksEveryCall || picksFor(call, sourceRegion != null));
+        long start = picks ? System.nanoTime() : 0;
+        PathChooser.Pick pick = !picks ? PathChooser.Pick.NONE
+                : chooser.slotsNext(call) ? PathChooser.Pick.SLOTS : PathChooser.Pick.READ;
         control.publishSource(s.rank(), readable(call, source, sourceRegion != null, inPlaceRootMaxBytes) ? source : 0,
-                sourceRegion, call.inPlace(), slotsChosen);
+                sourceRegion, call.inPlace(), pick);
         boolean reduction = call.operation() == Operation.ALL_REDUCE;
         if (reduction) {
             long output = address(call.recv()); // where peers read its reduced slice
@@ -417,7 +465,8 @@ final class SingleCopy {
         }
         s.publish();
         s.awaitAll();
-        long[] sources = control.slotsChosen(0) ? null : sources(call); // rank 0 chooses for all: PathChooser
+        PathChooser.Pick picked = control.pick(0); // rank 0 picks for all
+        long[] sources = picked == PathChooser.Pick.SLOTS ? null : sources(call);
         boolean inPlaceAllToAll = call.operation() == Operation.ALL_TO_ALL && anyInPlace();
         long bytes = call.count() * call.type().size() * size;
         if (inPlaceAllToAll && (bytes < sizes.inPlaceMinBytes() || bytes > sizes.inPlaceMaxBytes())) {
@@ -431,14 +480,14 @@ final class SingleCopy {
         boolean sharedOnly = call.operation() == Operation.REDUCE_SCATTER
                 || reduction && (message < sizes.reduceMinBytes() || message > sizes.reduceMaxBytes());
         boolean whole = reduction && sources != null && message <= wholeReadMaxBytes && !anyInPlace()
-                && allShared(false);
+                && (allShared(false) || sharedOnly && picked == PathChooser.Pick.READ);
         if (sharedOnly && !whole && !allShared(reduction)) {
             sources = null; // covered only for buffers that are all shared allocations: every rank sees as much
         }
         if (sources != null) {
             seeRegions(reduction);
         }
-        if (chooser != null) {
+        if (picks) {
             chooser.started(call, sources == null, start);
         }
         if (sources != null && whole) {
@@ -455,6 +504,27 @@ final class SingleCopy {
         s.publish(); // done reading
         s.awaitAll();
         return sources != null;
+    }
+
+    /**
+     * Whether rank 0 picks, where JCOLL_SHM_SINGLE_COPY=auto and two ranks copy alone, how {@code call}, one this
+     * path covers, of its input not {@code shared}, goes: reading (an all-reduce out of place up to
+     * {@link #WHOLE_READ_MAX_BYTES} each rank the whole of its peer's input, {@link #allReduceWhole}; above, and in
+     * place, a slice each, {@link #allReduce}) or the slots. Neither is ahead in both of the 2-vCPU VM's states (the
+     * class comment); whether the peer's buffers may be read is settled in {@link #run}, as every rank sees it. Not
+     * for a shared input, read wherever both are, nor for a reduce-scatter, read only where its inputs are.
+     */
+    private boolean picksFor(Call call, boolean shared) {
+        if (!picksOrdinary || shared) {
+            return false;
+        }
+        long message = call.count() * call.type().size();
+        return switch (call.operation()) {
+            case ALL_REDUCE -> message >= (call.inPlace() ? sizes.reduceMinBytes() : mappedReduceMinBytes)
+                    && message <= sizes.reduceMaxBytes();
+            case REDUCE_SCATTER -> false;
+            default -> true;
+        };
     }
 
     /**

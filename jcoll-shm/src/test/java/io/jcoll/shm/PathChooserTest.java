@@ -41,9 +41,13 @@ class PathChooserTest {
         Call call = call(Operation.ALL_TO_ALL, MB, false);
         assertEquals(java.util.List.of(32L, 64L, 128L, 256L, 256L, 256L),
                 tryStarts(learned(call, 100_000, 70_000), call, 70_000, 100_000, 32 + 64 + 128 + 3 * 256 + 1));
-        // a way more than twice as slow is tried less often
-        assertEquals(java.util.List.of(32L, 64L, 128L, 256L, 512L, 1024L, 1024L),
-                tryStarts(learned(call, 300_000, 70_000), call, 70_000, 300_000, 32 + 64 + 128 + 256 + 512 + 2 * 1024 + 1));
+        // a way so slow that its tries would cost more than TRY_SHARE of the time is tried less often: 4.3x as slow,
+        // 8 calls of 3.3 calls' time more at most 1/32 of the gap's (842 calls); 30x, 7424 calls
+        assertEquals(java.util.List.of(32L, 64L, 128L, 256L, 512L, 842L, 842L),
+                tryStarts(learned(call, 300_000, 70_000), call, 70_000, 300_000, 32 + 64 + 128 + 256 + 512 + 2 * 842 + 1));
+        assertEquals(java.util.List.of(32L, 64L, 128L, 256L, 512L, 1024L, 2048L, 4096L, 7424L, 7424L),
+                tryStarts(learned(call, 2_100_000, 70_000), call, 70_000, 2_100_000,
+                        32 + 64 + 128 + 256 + 512 + 1024 + 2048 + 4096 + 2 * 7424 + 1));
     }
 
     /**
@@ -84,13 +88,14 @@ class PathChooserTest {
         }
         assertEquals(PathChooser.KEPT / 2, slow, "slow calls of the slots before single copy");
         chooser.record(call, false, 100_000);
-        // single copy until the slots' first try, the first gap after the first choice
+        // single copy until the slots are tried again, the first gap after the change (not the 32 calls after the
+        // first choice, which the slow calls had come before): their slow stretch may have been a passing one
         int n = slow + 1;
         while (!chooser.slotsNext(call)) {
             chooser.record(call, false, 100_000);
             n++;
         }
-        assertEquals(PathChooser.FIRST_GAP, n, "the slots tried the first gap after the first choice");
+        assertEquals(slow + PathChooser.FIRST_GAP, n, "the slots tried the first gap after the change of way");
         // the slots turn fast again: the first call of their try pays for the change, the others do not
         chooser.record(call, true, 400_000);
         for (int i = 1; i < RUN; i++) {

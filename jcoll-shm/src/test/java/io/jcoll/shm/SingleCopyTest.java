@@ -30,8 +30,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Single copy: ranks reading each other's buffers with process_vm_readv (ranks as threads here read their own
  * process's memory; the process ranks of ShmFaultTest read each other's). Every call of every size takes it here
  * (JCOLL_SHM_SINGLE_COPY_MIN=1, no boxes) where its buffers allow, against the double-precision reference; and
- * under JCOLL_SHM_SINGLE_COPY=timed, where rank 0 picks it or the slots call by call, every rank takes its way. JDK
- * 17-21 have no binding: there the ranks say so and take the slots.
+ * under JCOLL_SHM_SINGLE_COPY=timed, and by default for two ranks that copy alone, where rank 0 picks it or the
+ * slots call by call, every rank takes its way. JDK 17-21 have no binding: there the ranks say so and take the slots.
  */
 class SingleCopyTest {
 
@@ -434,7 +434,7 @@ class SingleCopyTest {
         int port = ShmGroup.freePort();
         RuntimeException e = assertThrows(RuntimeException.class,
                 () -> ShmGroup.join(0, 1, port, Map.of("JCOLL_SHM_SINGLE_COPY", "yes")).close());
-        assertTrue(String.valueOf(e.getMessage()).contains("JCOLL_SHM_SINGLE_COPY must be auto, timed or off"),
+        assertTrue(String.valueOf(e.getMessage()).contains("JCOLL_SHM_SINGLE_COPY must be auto, timed, sized or off"),
                 e.toString());
     }
 
@@ -474,6 +474,102 @@ class SingleCopyTest {
                         allReduceIsRight(comm, seed, count, true);
                         allGatherIsRight(comm, seed, count);
                         broadcastIsRight(comm, seed, count, time % n);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /**
+     * By default (JCOLL_SHM_SINGLE_COPY=auto) rank 0 picks how two ranks that copy alone all-reduce ordinary buffers
+     * from 128 KB (in place from 8 MB) to 32 MB: reading their peers or the slots ({@link PathChooser}). Each kind of
+     * call reads for its first {@link PathChooser#RUN} calls (each rank as many bytes as the message, by
+     * process_vm_readv: its peer's whole input, or the peer's slice of its input and of its output,
+     * {@link PeerMemory#kernelReadBytes}) and goes through the slots for as many next (nothing read); every call is
+     * right whichever way it goes. In-place calls below 8 MB never read; 3 ranks, whose reports do not say that
+     * rank 0 picks, read at 8 MB every call and never at 1 MB. About 1 MB and 8 MB, prime counts, fresh random values.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 3})
+    void rankZeroPicksHowTwoRanksAllReduceOrdinaryBuffers(int n) {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        int port = ShmGroup.freePort();
+        SplittableRandom seeds = new SplittableRandom();
+        long[] seedOf = new long[2 * PathChooser.RUN + 2];
+        for (int i = 0; i < seedOf.length; i++) {
+            seedOf[i] = seeds.nextLong();
+        }
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", "1"))) {
+                String summary = comm.network().summary();
+                assertEquals(n == 2, summary.contains("where buffers are not shared rank 0 picks, call by call by "
+                        + "their recent times, reading or the slots for those calls and for all-reduces from 128 KiB "
+                        + "(in place from 8 MiB) to 32 MiB (JCOLL_SHM_SINGLE_COPY=auto)"), summary);
+                for (int count : new int[] {262_147, 2_097_169}) {
+                    long bytes = count * 4L;
+                    for (int call = 0; call < seedOf.length; call++) {
+                        for (boolean inPlace : new boolean[] {false, true}) {
+                            comm.barrier(); // every rank's reads of the call before are counted before this one's
+                            long before = PeerMemory.kernelReadBytes();
+                            allReduceIsRight(comm, seedOf[call], count, inPlace);
+                            comm.barrier();
+                            long read = PeerMemory.kernelReadBytes() - before;
+                            boolean picked = n == 2 && (!inPlace || bytes >= 8 << 20);
+                            boolean reads = picked ? call < PathChooser.RUN : bytes >= 8 << 20; // 3 alone: from 8 MB
+                            if (!picked || call < 2 * PathChooser.RUN) { // after the first runs: either way
+                                assertEquals(reads ? 2L * (n - 1) * bytes : 0, read,
+                                        "bytes read by process_vm_readv in call " + call + " of " + bytes + " B"
+                                                + (inPlace ? " in place" : "") + ", " + n + " ranks");
+                            }
+                        }
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /**
+     * As for all-reduces, by default rank 0 picks how two ranks that copy alone all-gather, all-to-all and broadcast
+     * ordinary buffers where single copy may take them (from 128 KB): each op reads for its first
+     * {@link PathChooser#RUN} calls (each rank the blocks it receives, by process_vm_readv) and goes through the
+     * slots for as many next; every call is right. Given a single-copy size, rank 0 does not pick: every call reads.
+     * A prime count of about 256 KB a block, fresh random values, the broadcast's root alternating.
+     */
+    @ParameterizedTest(name = "sizes given: {0}")
+    @ValueSource(booleans = {false, true})
+    void rankZeroPicksHowTwoRanksMoveOrdinaryBuffers(boolean sizesGiven) {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        int n = 2;
+        int count = 65_537;
+        long block = count * 4L;
+        int port = ShmGroup.freePort();
+        Map<String, String> settings = sizesGiven
+                ? Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY_MIN", "128K")
+                : Map.of("JCOLL_SHM_THREADS", "1");
+        SplittableRandom seeds = new SplittableRandom();
+        long[] seedOf = new long[2 * PathChooser.RUN];
+        for (int i = 0; i < seedOf.length; i++) {
+            seedOf[i] = seeds.nextLong();
+        }
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
+                for (int call = 0; call < seedOf.length; call++) {
+                    boolean reads = sizesGiven || call < PathChooser.RUN;
+                    long seed = seedOf[call];
+                    long[] expected = {2 * block, 2 * block, block}; // across, both ranks: the blocks received
+                    for (int op = 0; op < 3; op++) {
+                        comm.barrier(); // every rank's reads of the call before are counted before this one's
+                        long before = PeerMemory.kernelReadBytes();
+                        switch (op) {
+                            case 0 -> allGatherIsRight(comm, seed, count);
+                            case 1 -> allToAllIsRight(comm, seed, count, true, true);
+                            default -> broadcastIsRight(comm, seed, count, call % n);
+                        }
+                        comm.barrier();
+                        assertEquals(reads ? expected[op] : 0, PeerMemory.kernelReadBytes() - before,
+                                "bytes read by process_vm_readv in call " + call + " of op " + op);
                     }
                 }
                 return null;
