@@ -10,11 +10,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,8 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * process, for transports that read a peer's buffer through a mapping of their own instead of a copy by the kernel
  * ({@link io.jcoll.SharedMemory} is the user's door to it).
  *
- * <p>Each allocation is a file of its own in {@code JCOLL_SHM_DIR} (else {@code /dev/shm}), owner-only, every page
- * written once (a full file system says so at allocation, not with a SIGBUS when a page is first touched), mapped
+ * <p>Each allocation is a file of its own ({@link SharedFiles}: in {@code JCOLL_SHM_DIR}, else {@code /dev/shm}),
+ * owner-only, every page written once (a full file system says so at allocation, not with a SIGBUS when a page is first touched), mapped
  * shared and unlinked at once: nothing is left behind whatever happens to the process, and a peer opens it through
  * {@code /proc/<pid>/fd/<fd>} (which the kernel allows only to processes that may inspect this one). The file's first
  * page is a header (a magic word and the allocation's random id, by which a peer checks that the descriptor it opened
@@ -41,8 +38,6 @@ public final class SharedRegions {
     public static final int HEADER_BYTES = 4096;
     /** The header's word holding the allocation's id. */
     public static final int ID_AT = 8;
-    private static final String DIR_VARIABLE = "JCOLL_SHM_DIR";
-    private static final Path DEFAULT_DIR = Path.of("/dev/shm");
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Cleaner CLEANER = Cleaner.create();
     private static final Map<Long, Region> LIVE = new ConcurrentHashMap<>();
@@ -80,23 +75,17 @@ public final class SharedRegions {
         if (bytes < 0) {
             throw new IllegalArgumentException("a shared allocation of " + bytes + " bytes");
         }
-        Path dir = settings.get(DIR_VARIABLE).map(Path::of).orElse(DEFAULT_DIR);
-        Path path = dir.resolve(String.format("jcoll-%d-%016x", ProcessHandle.current().pid(), RANDOM.nextLong()));
+        Path dir = SharedFiles.directory(settings);
+        Path path = SharedFiles.freshName(dir);
         long total = (long) HEADER_BYTES + bytes;
         FileChannel channel;
         try {
-            channel = FileChannel.open(path, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            channel = SharedFiles.createFilled(path, total);
         } catch (IOException e) {
-            throw new IOException("cannot create a shared allocation in " + dir + where(dir) + ": " + e, e);
+            throw failure(bytes, dir, e);
         }
         try {
             int fd = descriptorOf(path);
-            ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(1 << 20, total));
-            for (long at = 0; at < total; ) {
-                zeros.clear().limit((int) Math.min(zeros.capacity(), total - at));
-                at += channel.write(zeros, at); // "No space left on device" now, not a SIGBUS at a page's first touch
-            }
             MappedByteBuffer whole = channel.map(FileChannel.MapMode.READ_WRITE, 0, total);
             whole.order(ByteOrder.nativeOrder());
             long id = RANDOM.nextLong() | 1; // never 0: a word of 0 says "no region"
@@ -110,13 +99,13 @@ public final class SharedRegions {
         } catch (IOException | RuntimeException e) {
             channel.close();
             Files.deleteIfExists(path);
-            throw new IOException("cannot make a shared allocation of " + bytes + " bytes in " + dir + where(dir)
-                    + ": " + e, e);
+            throw failure(bytes, dir, e);
         }
     }
 
-    private static String where(Path dir) {
-        return dir.equals(DEFAULT_DIR) ? "" : " (" + DIR_VARIABLE + ")";
+    private static IOException failure(int bytes, Path dir, Exception e) {
+        return new IOException("cannot make a shared allocation of " + bytes + " bytes in "
+                + SharedFiles.describe(dir) + ": " + e, e);
     }
 
     /**

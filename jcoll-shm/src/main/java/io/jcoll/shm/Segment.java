@@ -1,5 +1,7 @@
 package io.jcoll.shm;
 
+import io.jcoll.spi.SharedFiles;
+
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
@@ -9,8 +11,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.EnumSet;
 
 /**
  * A communicator's shared file, mapped: created by one rank (owner-only, every page written once so that a full
@@ -42,15 +42,9 @@ final class Segment implements AutoCloseable {
 
     /** Creates the file at {@code path} (which must not exist), sized and stamped for {@code layout}. */
     static Segment create(Path path, Layout layout, long nonce) throws IOException {
-        FileChannel ch = FileChannel.open(path, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        long total = layout.totalBytes();
+        FileChannel ch = SharedFiles.createFilled(path, total);
         try {
-            ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
-            long total = layout.totalBytes();
-            for (long at = 0; at < total; ) {
-                zeros.clear().limit((int) Math.min(zeros.capacity(), total - at));
-                at += ch.write(zeros, at); // "No space left on device" here, not as a SIGBUS when a page is touched
-            }
             ch.force(false);
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, total);
             map.order(ByteOrder.nativeOrder());

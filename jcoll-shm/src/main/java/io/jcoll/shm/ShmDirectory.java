@@ -1,31 +1,26 @@
 package io.jcoll.shm;
 
 import io.jcoll.spi.Settings;
+import io.jcoll.spi.SharedFiles;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Where segments live: {@code JCOLL_SHM_DIR}, else {@code /dev/shm}. Names carry the creating process's pid and
- * 64 random bits ({@code jcoll-<pid>-<hex>}): never the same twice, and a file whose creator has died and that has
- * not been touched for a minute is a stale one (its creator was killed between creating and unlinking it), which
- * the next creator in the directory removes.
+ * Where segments live ({@link SharedFiles}: {@code JCOLL_SHM_DIR}, else {@code /dev/shm}), named for the creating
+ * process and 64 random bits: a file whose creator has died and that has not been touched for a minute is a stale
+ * one (its creator was killed between creating and unlinking it, a segment or a shared allocation alike), which the
+ * next creator in the directory removes.
  */
 final class ShmDirectory {
 
-    static final String VARIABLE = "JCOLL_SHM_DIR";
-    private static final Path DEFAULT = Path.of("/dev/shm");
-    private static final Pattern NAME = Pattern.compile("jcoll-(\\d+)-[0-9a-f]{16}");
+    static final String VARIABLE = SharedFiles.DIR_VARIABLE;
     static final Duration STALE_AFTER = Duration.ofMinutes(1);
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Path dir;
 
@@ -34,7 +29,7 @@ final class ShmDirectory {
     }
 
     static ShmDirectory of(Settings settings) {
-        return new ShmDirectory(settings.get(VARIABLE).map(Path::of).orElse(DEFAULT));
+        return new ShmDirectory(SharedFiles.directory(settings));
     }
 
     Path path() {
@@ -52,7 +47,7 @@ final class ShmDirectory {
 
     /** Null if a segment of {@code bytes} can be made here, else why not (for the probe). */
     String unusableReason(long bytes) {
-        String where = dir + (dir.equals(DEFAULT) ? "" : " (" + VARIABLE + ")");
+        String where = SharedFiles.describe(dir);
         if (!Files.isDirectory(dir)) {
             return where + " is not a directory";
         }
@@ -82,12 +77,12 @@ final class ShmDirectory {
 
     /** Whether {@code name} is one {@link #freshName} makes: nothing else is opened (no path of another's choosing). */
     static boolean isSegmentName(String name) {
-        return NAME.matcher(name).matches();
+        return SharedFiles.creator(name) >= 0;
     }
 
     /** A fresh name in this directory. */
     Path freshName() {
-        return dir.resolve(String.format("jcoll-%d-%016x", ProcessHandle.current().pid(), RANDOM.nextLong()));
+        return SharedFiles.freshName(dir);
     }
 
     /** Removes segments whose creator is gone and that have not been touched since {@link #STALE_AFTER}. */
@@ -96,8 +91,8 @@ final class ShmDirectory {
         Instant cutoff = Instant.now().minus(STALE_AFTER);
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "jcoll-*")) {
             for (Path f : files) {
-                Matcher m = NAME.matcher(f.getFileName().toString());
-                if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()) {
+                long creator = SharedFiles.creator(f.getFileName().toString());
+                if (creator < 0 || ProcessHandle.of(creator).isPresent()) {
                     continue;
                 }
                 try {
