@@ -175,6 +175,7 @@ final class SingleCopy {
     private final boolean picksOrdinary;    // by default where two ranks copy alone: calls of buffers not shared
     private final long mappedReduceMinBytes; // all-reduces whose buffers are all shared allocations, from here
     private final long wholeReadMaxBytes;   // two-rank all-reduces of shared inputs reduced whole, up to here; or -1
+    private final OwnRegions.Found[][] callRegions; // by slot, by rank: the current call's shared allocations, or null
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
                                             // chunk of every peer's input an all-reduce reads to reduce
 
@@ -195,6 +196,7 @@ final class SingleCopy {
         this.picksOrdinary = picksOrdinary;
         this.mappedReduceMinBytes = mappedReduceMinBytes;
         this.wholeReadMaxBytes = wholeReadMaxBytes;
+        this.callRegions = new OwnRegions.Found[2][size];
     }
 
     /**
@@ -465,6 +467,7 @@ final class SingleCopy {
         }
         s.publish();
         s.awaitAll();
+        readRegions(reduction);
         PathChooser.Pick picked = control.pick(0); // rank 0 picks for all
         long[] sources = picked == PathChooser.Pick.SLOTS ? null : sources(call);
         boolean inPlaceAllToAll = call.operation() == Operation.ALL_TO_ALL && anyInPlace();
@@ -485,7 +488,7 @@ final class SingleCopy {
             sources = null; // covered only for buffers that are all shared allocations: every rank sees as much
         }
         if (sources != null) {
-            seeRegions(reduction);
+            seeRegions();
         }
         if (picks) {
             chooser.started(call, sources == null, start);
@@ -555,21 +558,31 @@ final class SingleCopy {
      */
     private boolean allShared(boolean outputs) {
         for (int r = 0; r < size; r++) {
-            if (control.region(r, PeerRegions.SOURCE) == null
-                    || outputs && control.region(r, PeerRegions.OUTPUT) == null) {
+            if (callRegions[PeerRegions.SOURCE][r] == null || outputs && callRegions[PeerRegions.OUTPUT][r] == null) {
                 return false;
             }
         }
         return true;
     }
 
+    /**
+     * Reads, once a call, the shared allocations every rank published for it: its input's, and a reduction's
+     * output's ({@link #callRegions}).
+     */
+    private void readRegions(boolean reduction) {
+        for (int r = 0; r < size; r++) {
+            callRegions[PeerRegions.SOURCE][r] = control.region(r, PeerRegions.SOURCE);
+            callRegions[PeerRegions.OUTPUT][r] = reduction ? control.region(r, PeerRegions.OUTPUT) : null;
+        }
+    }
+
     /** Tells this rank's {@link PeerRegions} which shared allocations, if any, each peer's current call reads from. */
-    private void seeRegions(boolean reduction) {
+    private void seeRegions() {
         PeerRegions regions = memory.regions();
         int me = memory.rank();
         for (int r = 0; r < size; r++) { // this rank's own memory is never read through PeerMemory
-            regions.see(r, PeerRegions.SOURCE, r == me ? null : control.region(r, PeerRegions.SOURCE));
-            regions.see(r, PeerRegions.OUTPUT, r == me || !reduction ? null : control.region(r, PeerRegions.OUTPUT));
+            regions.see(r, PeerRegions.SOURCE, r == me ? null : callRegions[PeerRegions.SOURCE][r]);
+            regions.see(r, PeerRegions.OUTPUT, r == me ? null : callRegions[PeerRegions.OUTPUT][r]);
         }
     }
 
