@@ -174,9 +174,7 @@ final class Control {
 
     /** The way {@code rank} picked for its current single-copy call ({@link PathChooser}). */
     PathChooser.Pick pick(int rank) {
-        long word = map.getLong((int) layout.controlOffset(rank) + PICK_AT);
-        return word == PathChooser.Pick.SLOTS.ordinal() ? PathChooser.Pick.SLOTS
-                : word == PathChooser.Pick.READ.ordinal() ? PathChooser.Pick.READ : PathChooser.Pick.NONE;
+        return PathChooser.Pick.of(map.getLong((int) layout.controlOffset(rank) + PICK_AT));
     }
 
     /** Where {@code rank}'s output starts in its current single-copy reduction, for peers to read; 0: nowhere. */

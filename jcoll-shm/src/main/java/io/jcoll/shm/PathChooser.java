@@ -18,8 +18,8 @@ import io.jcoll.spi.Operation;
  * median of the other's is {@link #MARGIN} below the median of its own. It takes each way for {@link #RUN} calls
  * first, then tries the other for {@link #RUN} calls {@link #FIRST_GAP} calls after its first choice and again at
  * gaps that double up to {@link #TRY_OTHER_EVERY} calls (more where the other took so long that its tries would
- * cost more than {@link #TRY_SHARE} of the time, {@link #gapLimit}): early tries mend a first choice that a size's first calls misled (pages touched for the
- * first time: 8 ranks' 16 MB all-to-alls kept the slots at 0.54-0.60x Open MPI's time where single copy took
+ * cost more than {@link #TRY_SHARE} of the time, {@link #gapLimit}): early tries mend a first choice that a size's
+ * first calls misled (pages touched for the first time: 8 ranks' 16 MB all-to-alls kept the slots at 0.54-0.60x Open MPI's time where single copy took
  * 0.25-0.35x, tried every 256th call only), later ones cost little. A change of way starts the gaps again: the times
  * that made it may have been a passing slow stretch of the way left (at 128 KB, eight calls of 11 us: a two-rank
  * all-reduce on the VM kept reading, 1.6x the slots' time, until its next try up to 256 calls on). In runs, as the
@@ -38,7 +38,14 @@ final class PathChooser {
         /** The slots. */
         SLOTS,
         /** Single copy: the ranks read their peers (a two-rank all-reduce on ordinary buffers, each the whole). */
-        READ
+        READ;
+
+        private static final Pick[] ALL = values();
+
+        /** The pick a published word holds ({@link #ordinal}); {@link #NONE} for any other word. */
+        static Pick of(long word) {
+            return word >= 0 && word < ALL.length ? ALL[(int) word] : NONE;
+        }
     }
 
     static final int TRY_OTHER_EVERY = 256;

@@ -5,6 +5,7 @@ import io.jcoll.exceptions.PeerFailureException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Reads the peers' process memory with {@link ProcessVmRead} (Linux's cross-memory attach): one copy from a
@@ -21,9 +22,10 @@ final class PeerMemory {
     /** Bytes of the direct buffer a thread reads through where the destination has no address (a heap buffer). */
     private static final int BOUNCE_BYTES = 256 << 10;
     private static final ThreadLocal<ByteBuffer> BOUNCE = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BOUNCE_BYTES));
-    /** Bytes read with process_vm_readv by every rank of this process, for tests: which way a call went. */
-    private static final java.util.concurrent.atomic.LongAdder KERNEL_READ_BYTES =
-            new java.util.concurrent.atomic.LongAdder();
+    // bytes of peers' memory read by every rank of this process, through mappings and by process_vm_readv: for
+    // tests, which way a call went
+    private static final LongAdder MAPPED_BYTES = new LongAdder();
+    private static final LongAdder KERNEL_READ_BYTES = new LongAdder();
 
     private final int rank;
     private final long[] pids;
@@ -51,7 +53,7 @@ final class PeerMemory {
     ByteBuffer view(int peer, long address, int length) {
         ByteBuffer view = regions.view(peer, address, length);
         if (view != null) {
-            PeerRegions.counted(length);
+            MAPPED_BYTES.add(length);
         }
         return view;
     }
@@ -165,7 +167,12 @@ final class PeerMemory {
         KERNEL_READ_BYTES.add(at - address);
     }
 
-    /** Bytes read with process_vm_readv by every rank of this process so far. */
+    /** Bytes of peers' memory read through mappings by every rank of this process so far. */
+    static long mappedBytes() {
+        return MAPPED_BYTES.sum();
+    }
+
+    /** Bytes of peers' memory read with process_vm_readv by every rank of this process so far. */
     static long kernelReadBytes() {
         return KERNEL_READ_BYTES.sum();
     }

@@ -40,8 +40,6 @@ final class PeerRegions {
     private final long[][] base;      // by slot, by peer: the current call's allocation's base in the peer
     private final Mapped[][] current; // by slot, by peer: its mapping here, or null
     private boolean told;             // whether a failure to map has been logged (once a communicator)
-    /** Bytes read through mappings by every rank of this process, for tests: the fast way was taken. */
-    private static final java.util.concurrent.atomic.LongAdder MAPPED_BYTES = new java.util.concurrent.atomic.LongAdder();
 
     PeerRegions(long[] pids) {
         this.pids = pids.clone();
@@ -74,16 +72,6 @@ final class PeerRegions {
             }
         }
         return null;
-    }
-
-    /** Counts bytes read through a mapping. */
-    static void counted(int bytes) {
-        MAPPED_BYTES.add(bytes);
-    }
-
-    /** Bytes read through mappings by every rank of this process so far. */
-    static long mappedBytes() {
-        return MAPPED_BYTES.sum();
     }
 
     /** A phrase naming a mapped allocation of a peer that another process cut short, or null where none is. */

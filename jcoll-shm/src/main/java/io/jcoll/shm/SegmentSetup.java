@@ -4,6 +4,7 @@ import io.jcoll.bootstrap.Store;
 import io.jcoll.exceptions.BootstrapException;
 import io.jcoll.exceptions.JcollException;
 import io.jcoll.exceptions.TransportUnavailableException;
+import io.jcoll.spi.SharedFiles;
 import io.jcoll.spi.TransportContext;
 
 import java.io.IOException;
@@ -129,7 +130,7 @@ final class SegmentSetup {
             segment = Segment.open(path, Layout.decode(f[2]), Long.parseLong(f[1]));
         } catch (IOException | RuntimeException e) {
             failure = "could not open " + path + " (" + e + "): its segment directory is not rank 0's "
-                    + "(another host, or another " + ShmDirectory.VARIABLE + ")";
+                    + "(another host, or another " + SharedFiles.DIR_VARIABLE + ")";
         }
         store.set(ATTACHED + rank, said(failure == null ? "ok" : failure, failure != null));
         Optional<String> verdict = store.get(VERDICT, left(deadline)).map(b -> new String(b, StandardCharsets.UTF_8));

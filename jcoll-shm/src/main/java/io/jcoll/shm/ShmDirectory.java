@@ -19,7 +19,6 @@ import java.time.Instant;
  */
 final class ShmDirectory {
 
-    static final String VARIABLE = SharedFiles.DIR_VARIABLE;
     static final Duration STALE_AFTER = Duration.ofMinutes(1);
 
     private final Path dir;

@@ -22,7 +22,7 @@ public final class SharedMemoryRank {
         try (Communicator comm = Jcoll.fromEnvironment()) {
             System.out.println("NETWORK " + comm.network().summary());
             SharedCalls.run(comm, seed, counts, true);
-            System.out.println("MAPPED " + PeerRegions.mappedBytes());
+            System.out.println("MAPPED " + PeerMemory.mappedBytes());
             System.out.println("DONE");
         } catch (RuntimeException | AssertionError e) {
             System.out.println("FAILED " + e);

@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Buffers from {@link io.jcoll.SharedMemory}: single copy reads them through each rank's own mapping of the
- * owner's file instead of with process_vm_readv, and says so by the bytes it counts ({@link PeerRegions#mappedBytes}).
+ * owner's file instead of with process_vm_readv, and says so by the bytes it counts ({@link PeerMemory#mappedBytes}).
  * Results are checked element by element against the reference ({@link SharedCalls}); ranks as threads, and a rank
  * in a process of its own reading a thread rank's memory and back. JDK 17-21 have no single copy: skipped there.
  */
@@ -56,7 +56,7 @@ class SharedMemoryReadTest {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         long seed = new SplittableRandom().nextLong();
         int port = ShmGroup.freePort();
-        long before = PeerRegions.mappedBytes();
+        long before = PeerMemory.mappedBytes();
         Ranks.all(n, Duration.ofMinutes(2), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, EVERY_CALL)) {
                 assertTrue(comm.network().summary().contains("buffers from io.jcoll.SharedMemory read through "
@@ -69,10 +69,10 @@ class SharedMemoryReadTest {
         for (int count : COUNTS) {
             gathered += (long) n * (n - 1) * count * 4;
         }
-        long mapped = PeerRegions.mappedBytes() - before;
+        long mapped = PeerMemory.mappedBytes() - before;
         assertTrue(mapped >= gathered, mapped + " bytes read through mappings, fewer than the all-gathers' " + gathered);
 
-        long ordinary = PeerRegions.mappedBytes();
+        long ordinary = PeerMemory.mappedBytes();
         int port2 = ShmGroup.freePort();
         Ranks.all(n, Duration.ofMinutes(2), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port2, EVERY_CALL)) {
@@ -80,7 +80,7 @@ class SharedMemoryReadTest {
                 return null;
             }
         });
-        assertEquals(ordinary, PeerRegions.mappedBytes(), "ordinary direct buffers were read through a mapping");
+        assertEquals(ordinary, PeerMemory.mappedBytes(), "ordinary direct buffers were read through a mapping");
     }
 
     /**
@@ -96,7 +96,7 @@ class SharedMemoryReadTest {
         int port = ShmGroup.freePort();
         long seed = new SplittableRandom().nextLong();
         Map<String, String> defaults = Map.of("JCOLL_SHM_THREADS", "1");
-        long before = PeerRegions.mappedBytes();
+        long before = PeerMemory.mappedBytes();
         Ranks.all(n, Duration.ofMinutes(2), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, defaults)) {
                 assertTrue(comm.network().summary().contains(
@@ -105,7 +105,7 @@ class SharedMemoryReadTest {
                 for (boolean shared : new boolean[] {true, false, true}) {
                     for (int op = 0; op < 3; op++) {
                         comm.barrier(); // no rank's reads of the round before are counted in this one
-                        long start = PeerRegions.mappedBytes();
+                        long start = PeerMemory.mappedBytes();
                         for (boolean inPlace : new boolean[] {false, true}) {
                             switch (op) {
                                 case 0 -> SharedCalls.allReduce(comm, seed, counts[0], shared, inPlace);
@@ -114,7 +114,7 @@ class SharedMemoryReadTest {
                             }
                         }
                         comm.barrier(); // every rank's reads of this round are counted
-                        long read = PeerRegions.mappedBytes() - start;
+                        long read = PeerMemory.mappedBytes() - start;
                         assertTrue(shared ? read > 0 : read == 0, read + " bytes read through mappings, op " + op
                                 + ", shared " + shared);
                     }
@@ -122,7 +122,7 @@ class SharedMemoryReadTest {
                 return null;
             }
         });
-        assertTrue(PeerRegions.mappedBytes() - before >= 2L * counts[0] * 4, "the all-reduces read little");
+        assertTrue(PeerMemory.mappedBytes() - before >= 2L * counts[0] * 4, "the all-reduces read little");
     }
 
     /**
@@ -153,7 +153,7 @@ class SharedMemoryReadTest {
                 throw new IllegalStateException(e);
             }
         });
-        long before = PeerRegions.mappedBytes();
+        long before = PeerMemory.mappedBytes();
         try (Communicator comm = ShmGroup.join(0, 2, port, settings)) {
             SharedCalls.run(comm, seed, counts, true);
         }
@@ -167,7 +167,7 @@ class SharedMemoryReadTest {
             gathered += c * 4L;
         }
         assertTrue(theirs >= gathered, "the process rank read " + theirs + " bytes through mappings: " + result.output());
-        assertTrue(PeerRegions.mappedBytes() - before >= gathered, "this rank read little through mappings");
+        assertTrue(PeerMemory.mappedBytes() - before >= gathered, "this rank read little through mappings");
         try (Stream<Path> left = Files.list(dir)) {
             assertEquals(List.of(), left.toList(), "a file was left in the directory");
         }
