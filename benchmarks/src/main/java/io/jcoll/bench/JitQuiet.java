@@ -3,6 +3,7 @@ package io.jcoll.bench;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Waits for the JIT compiler to go idle. A benchmark's warm-up queues
@@ -52,5 +53,34 @@ final class JitQuiet {
                 return;
             }
         }
+    }
+
+    /**
+     * Runs {@code burst} and waits for the compiler ({@link #await}) until a burst gives the compiler nothing new on
+     * any rank, {@code maxBursts} times at most and not past {@code deadlineNanos}. Call counts alone leave code
+     * compiling into the timed calls where the ranks spin on every core: the compiler's threads get the CPU only
+     * between calls, and each compilation they finish later takes a rank's core for milliseconds while its peers
+     * wait (benchmarks/results/history-tcp.md; on the shared-memory transport, benchmarks/results/
+     * dev-2026-11-30-settled). Between bursts the ranks sleep, so the compiler has the cores to itself. Every rank
+     * makes the same calls: {@code maxOverRanks} returns the largest of the ranks' values (an all-reduce), and
+     * whether to go on is decided on it.
+     *
+     * @return false where the deadline passed on some rank: nothing more is to be settled
+     */
+    static boolean settle(Runnable burst, LongUnaryOperator maxOverRanks, int maxBursts, long deadlineNanos) {
+        for (int b = 0; b < maxBursts; b++) {
+            long before = compilationMillis();
+            burst.run();
+            await(Duration.ofMillis(100), Duration.ofSeconds(2));
+            long late = System.nanoTime() - deadlineNanos >= 0 ? 2 : 0;
+            long seen = maxOverRanks.applyAsLong(late + (compilationMillis() != before ? 1 : 0));
+            if (seen >= 2) {
+                return false;
+            }
+            if (seen == 0) {
+                return true;
+            }
+        }
+        return true;
     }
 }

@@ -52,6 +52,17 @@ public final class PairedMpi {
     /** The time a size's untimed calls of each system take at most, in two halves, beyond {@link #MIN_WARMUP}. */
     private static final Duration WARMUP_HALF = Duration.ofMillis(500);
     private static final int MIN_WARMUP = 10;
+    /**
+     * A settling burst's jcoll calls take about this long, within the bounds below ({@link #settle}): long enough
+     * for the code a burst runs to reach C2's call counts, so that a quiet burst means compiled code, not code
+     * still counting its calls.
+     */
+    private static final Duration SETTLE_BURST = Duration.ofMillis(100);
+    private static final int SETTLE_MIN_CALLS = 8;
+    private static final int SETTLE_MAX_CALLS = 50_000;
+    private static final int SETTLE_MAX_BURSTS = 12;
+    /** The settling's whole time at most, over every size of a run (the JIT may never go wholly quiet). */
+    private static final Duration SETTLE_LIMIT = Duration.ofSeconds(20);
 
     private PairedMpi() {
     }
@@ -209,13 +220,14 @@ public final class PairedMpi {
             }
         }
         List<Block> blocks = new ArrayList<>();
+        long settleBy = System.nanoTime() + SETTLE_LIMIT.toNanos();
         for (long bytes = o.min(); bytes <= o.max(); bytes *= o.factor()) {
             long total = total(o.op(), bytes, n);
             if (total < (o.op() == Collective.ALLREDUCE || o.op() == Collective.BROADCAST ? 1 : n)) {
                 continue;
             }
             Layout l = layout(o, arenas, bytes, comm.rank(), n);
-            List<Block> size = blocksAt(comm, mpi, o, l, sendAt, recvAt, total);
+            List<Block> size = blocksAt(comm, mpi, o, l, sendAt, recvAt, total, settleBy);
             blocks.addAll(size);
             String wrong = o.inPlace() ? "      -       -" : check(comm, mpi, o, l, b, sendAt, recvAt, total);
             if (report) {
@@ -231,9 +243,12 @@ public final class PairedMpi {
         return blocks;
     }
 
-    /** One size: both systems' untimed calls, then the blocks, each system's in turn, the order swapped each block. */
+    /**
+     * One size: both systems' untimed calls, settled ({@link #settle}), then the blocks, each system's in turn, the
+     * order swapped each block.
+     */
     private static List<Block> blocksAt(Communicator comm, OpenMpiCalls mpi, Options o, Layout l, long sendAt,
-                                        long recvAt, long total) {
+                                        long recvAt, long total, long settleBy) {
         int n = comm.size();
         Runnable jcollCall = () -> o.op().run(comm, l, ReduceOp.SUM, 0);
         Runnable mpiCall = () -> mpi.run(o.op(), sendAt, recvAt, total, n, o.inPlace());
@@ -243,7 +258,7 @@ public final class PairedMpi {
                 mpiCall.run();
             }
         }
-        JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
+        settle(jcollCall, mpiCall, mpi, settleBy);
         List<Block> size = new ArrayList<>();
         for (int k = 0; k < o.blocks(); k++) {
             double jcoll;
@@ -315,6 +330,26 @@ public final class PairedMpi {
     /** Element {@code i} of rank {@code r}'s input. */
     private static float input(int r, int i) {
         return r + i % INPUT_PERIOD;
+    }
+
+    /**
+     * Bursts of both systems' calls until one leaves the compiler nothing new on every rank
+     * ({@link JitQuiet#settle}), by {@code settleBy} at the latest. A warm-up of a few thousand 128 KB calls (10-30 ms)
+     * left C2 compiling jcoll's path into the blocks on the 2-vCPU VM: a compilation took a rank's CPU for a
+     * millisecond or more, stalling its peer, in 4-10 of 20 blocks where Open MPI's blocks met 0-1 stalls
+     * (benchmarks/results/dev-2026-11-30-settled).
+     */
+    private static void settle(Runnable jcollCall, Runnable mpiCall, OpenMpiCalls mpi, long settleBy) {
+        double each = mpi.max(nanosPerCall(MIN_WARMUP, jcollCall)); // the slowest rank's, so all make as many
+        int calls = (int) Math.max(SETTLE_MIN_CALLS, Math.min(SETTLE_MAX_CALLS, SETTLE_BURST.toNanos() / each));
+        JitQuiet.settle(() -> {
+            for (int i = 0; i < calls; i++) {
+                jcollCall.run();
+            }
+            for (int i = 0; i < calls; i++) {
+                mpiCall.run();
+            }
+        }, seen -> (long) mpi.max(seen), SETTLE_MAX_BURSTS, settleBy);
     }
 
     /**

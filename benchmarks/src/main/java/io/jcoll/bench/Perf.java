@@ -305,14 +305,10 @@ public final class Perf {
     private static final long SETTLE_MAX_BYTES = 16L << 20;
 
     /**
-     * Runs each sweep size above {@link #SMALL_BYTES} in bursts, out of place and in place, each followed by a wait
-     * for the compiler to finish what the burst gave it, until a burst on every rank leaves the compiler with
-     * nothing new (or the bursts or the time run out). The call counts above leave the large-message paths
-     * (pipelines, rings) compiling: where the ranks spin on every core, the compiler's threads get the CPU only
-     * between calls, and C2 compiled and threw away the pipeline while the sweep timed it (2 ranks on two CPUs,
-     * benchmarks/results/history-tcp.md). Between bursts the ranks sleep, so the compiler has the cores to itself; the
-     * sweep then times code the compiler is done with. Every rank makes the same calls: whether to go on is
-     * agreed by an AllReduce of what each rank saw.
+     * Runs each sweep size above {@link #SMALL_BYTES} in bursts, out of place and in place, until a burst leaves the
+     * compiler nothing new ({@link JitQuiet#settle}; or the bursts or the time run out). The call counts above leave
+     * the large-message paths (pipelines, rings) compiling: C2 compiled and threw away the pipeline while the sweep
+     * timed it (2 ranks on two CPUs, benchmarks/results/history-tcp.md).
      */
     private static void settleLargeSizes(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
         long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
@@ -321,21 +317,19 @@ public final class Perf {
                 continue;
             }
             int calls = settleCalls(bytes);
-            for (int burst = 0; burst < SETTLE_MAX_BURSTS; burst++) {
-                long before = JitQuiet.compilationMillis();
-                warmUp(comm, o, arenas, bytes, 2 * calls);
-                JitQuiet.await(Duration.ofMillis(100), Duration.ofSeconds(2));
-                long[] state = {JitQuiet.compilationMillis() != before ? 1 : 0,
-                        System.nanoTime() - deadline >= 0 ? 1 : 0};
-                comm.allReduce(HostBuffer.of(state), ReduceOp.MAX);
-                if (state[1] != 0) {
-                    return;
-                }
-                if (state[0] == 0) {
-                    break;
-                }
+            boolean inTime = JitQuiet.settle(() -> warmUp(comm, o, arenas, bytes, 2 * calls),
+                    seen -> maxOverRanks(comm, seen), SETTLE_MAX_BURSTS, deadline);
+            if (!inTime) {
+                return;
             }
         }
+    }
+
+    /** The largest of the ranks' {@code value}s. */
+    private static long maxOverRanks(Communicator comm, long value) {
+        long[] v = {value};
+        comm.allReduce(HostBuffer.of(v), ReduceOp.MAX);
+        return v[0];
     }
 
     private static void warmUp(Communicator comm, PerfOptions o, Layout.Arenas arenas, long bytes, int calls) {
