@@ -57,14 +57,16 @@ import java.util.function.IntToLongFunction;
  *
  * <p>Where this path runs (JCOLL_SHM_SINGLE_COPY=auto, the default), the sizes above say, but for two ranks that copy
  * alone on buffers not shared, where they say where it may: whether it does is rank 0's pick, call by call, by the
- * recent times of this path and the slots on this host ({@link PathChooser}, {@link #picksFor}), all-reduces
- * from 128 KB included. Neither way is ahead in both of the 2-vCPU VM's states: the slots took 0.56-0.88x Open MPI's
- * time at every all-gather, all-to-all and broadcast of 128 KB-32 MB in one run and 1.13-3.58x in the next, where this
- * path took 0.94-1.17x at most points in both, at the floor of the kernel's copy; an all-reduce out of place at
- * 128 KB-2 MB through the slots 0.62-0.72x in the one state and 1.21-1.53x in the other, reading the peer's whole input
- * 1.00-1.31x and 0.76-1.06x; at 8 MB the slots 0.46-0.52x in the fast state where reading took 0.94-0.97x
- * (benchmarks/RESULTS.md, 2026-11-30). {@code timed}: rank 0 picks for every call this path covers, however many ranks
- * and crews; {@code sized}: the sizes alone decide; {@code off}: never.
+ * recent times of this path and the slots on this host ({@link PathChooser}, {@link #picksFor}), all-reduces and
+ * reduce-scatters from 128 KB included. Neither way is ahead in both of the 2-vCPU VM's states: the slots took
+ * 0.56-0.88x Open MPI's time at every all-gather, all-to-all and broadcast of 128 KB-32 MB in one run and 1.13-3.58x
+ * in the next, where this path took 0.94-1.17x at most points in both, at the floor of the kernel's copy; an
+ * all-reduce out of place at 128 KB-2 MB through the slots 0.62-0.72x in the one state and 1.21-1.53x in the other,
+ * reading the peer's whole input 1.00-1.31x and 0.76-1.06x; at 8 MB the slots 0.46-0.52x in the fast state where
+ * reading took 0.94-0.97x (benchmarks/RESULTS.md, 2026-11-30); a reduce-scatter at 128 KB-2 MB through the slots
+ * 0.67-0.71x, 0.34-0.37x and 0.36-0.38x in the fast state and 1.13-1.14x, 0.68-0.72x and 0.70-0.74x in the slow one,
+ * reading 0.73x, 0.42x and 0.41x there. {@code timed}: rank 0 picks for every call this path covers, however many
+ * ranks and crews; {@code sized}: the sizes alone decide; {@code off}: never.
  */
 final class SingleCopy {
 
@@ -131,7 +133,8 @@ final class SingleCopy {
      * 128 KB-32 MB ({@link #allReduceWhole} to 8 MB) and the reduce-scatter 0.11-0.31x, in both of the host's states
      * (medians of three rounds, benchmarks/RESULTS.md, 2026-11-30). Whether the buffers are shared
      * is each rank's own business: settled through the published words after the call's first phase, so a call of
-     * these sizes whose buffers are not pays that phase before it takes the slots.
+     * these sizes whose buffers are not pays that phase before it takes the slots, but where two ranks copy alone
+     * and rank 0 picks reading them ({@link #picksFor}).
      */
     static final long MAPPED_REDUCE_MIN_BYTES = 128 << 10;
     /**
@@ -397,7 +400,8 @@ final class SingleCopy {
                         + "it is shared")
                 + (!picksOrdinary ? ""
                         : "; where buffers are not shared rank 0 picks, call by call by their recent times, "
-                        + "reading or the slots for those calls and for all-reduces from "
+                        + "reading or the slots for those calls, for reduce-scatters from "
+                        + Limits.describe(mappedReduceMinBytes) + " and for all-reduces from "
                         + Limits.describe(mappedReduceMinBytes) + " (in place from "
                         + Limits.describe(sizes.reduceMinBytes()) + ") to " + Limits.describe(sizes.reduceMaxBytes())
                         + " (JCOLL_SHM_SINGLE_COPY=auto)")
@@ -482,9 +486,11 @@ final class SingleCopy {
         long message = call.count() * call.type().size();
         boolean sharedOnly = call.operation() == Operation.REDUCE_SCATTER
                 || reduction && (message < sizes.reduceMinBytes() || message > sizes.reduceMaxBytes());
+        boolean readPicked = picked == PathChooser.Pick.READ; // buffers not shared read: rank 0's pick
         boolean whole = reduction && sources != null && message <= wholeReadMaxBytes && !anyInPlace()
-                && (allShared(false) || sharedOnly && picked == PathChooser.Pick.READ);
-        if (sharedOnly && !whole && !allShared(reduction)) {
+                && (allShared(false) || sharedOnly && readPicked);
+        boolean scatterPicked = readPicked && call.operation() == Operation.REDUCE_SCATTER;
+        if (sharedOnly && !whole && !scatterPicked && !allShared(reduction)) {
             sources = null; // covered only for buffers that are all shared allocations: every rank sees as much
         }
         if (sources != null) {
@@ -513,9 +519,10 @@ final class SingleCopy {
      * Whether rank 0 picks, where JCOLL_SHM_SINGLE_COPY=auto and two ranks copy alone, how {@code call}, one this
      * path covers, of its input not {@code shared}, goes: reading (an all-reduce out of place up to
      * {@link #WHOLE_READ_MAX_BYTES} each rank the whole of its peer's input, {@link #allReduceWhole}; above, and in
-     * place, a slice each, {@link #allReduce}) or the slots. Neither is ahead in both of the 2-vCPU VM's states (the
-     * class comment); whether the peer's buffers may be read is settled in {@link #run}, as every rank sees it. Not
-     * for a shared input, read wherever both are, nor for a reduce-scatter, read only where its inputs are.
+     * place, a slice each, {@link #allReduce}; a reduce-scatter each rank its block of its peer's input,
+     * {@link #reduceScatter}) or the slots. Neither is ahead in both of the 2-vCPU VM's states (the class comment);
+     * whether the peer's buffers may be read is settled in {@link #run}, as every rank sees it. Not for a shared
+     * input, read wherever both are.
      */
     private boolean picksFor(Call call, boolean shared) {
         if (!picksOrdinary || shared) {
@@ -525,7 +532,6 @@ final class SingleCopy {
         return switch (call.operation()) {
             case ALL_REDUCE -> message >= (call.inPlace() ? sizes.reduceMinBytes() : mappedReduceMinBytes)
                     && message <= sizes.reduceMaxBytes();
-            case REDUCE_SCATTER -> false;
             default -> true;
         };
     }

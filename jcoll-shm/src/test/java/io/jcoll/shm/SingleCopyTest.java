@@ -504,7 +504,8 @@ class SingleCopyTest {
             try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", "1"))) {
                 String summary = comm.network().summary();
                 assertEquals(n == 2, summary.contains("where buffers are not shared rank 0 picks, call by call by "
-                        + "their recent times, reading or the slots for those calls and for all-reduces from 128 KiB "
+                        + "their recent times, reading or the slots for those calls, for reduce-scatters from 128 KiB and for "
+                        + "all-reduces from 128 KiB "
                         + "(in place from 8 MiB) to 32 MiB (JCOLL_SHM_SINGLE_COPY=auto)"), summary);
                 for (int count : new int[] {262_147, 2_097_169}) {
                     long bytes = count * 4L;
@@ -570,6 +571,43 @@ class SingleCopyTest {
                         comm.barrier();
                         assertEquals(reads ? expected[op] : 0, PeerMemory.kernelReadBytes() - before,
                                 "bytes read by process_vm_readv in call " + call + " of op " + op);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /**
+     * Rank 0 picks how two ranks that copy alone reduce-scatter ordinary buffers too (from 128 KB of input): each
+     * kind, in place and out, reads for its first {@link PathChooser#RUN} calls (each rank its block of its peer's
+     * input, by process_vm_readv) and goes through the slots for as many next; every call is right. Three ranks: no
+     * pick, and buffers not shared are never read. A prime count of about 256 KB a block, fresh random values.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 3})
+    void rankZeroPicksHowTwoRanksReduceScatterOrdinaryBuffers(int n) {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        int count = 65_537;
+        long block = count * 4L;
+        int port = ShmGroup.freePort();
+        SplittableRandom seeds = new SplittableRandom();
+        long[] seedOf = new long[2 * PathChooser.RUN];
+        for (int i = 0; i < seedOf.length; i++) {
+            seedOf[i] = seeds.nextLong();
+        }
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", "1"))) {
+                for (int call = 0; call < seedOf.length; call++) {
+                    for (boolean inPlace : new boolean[] {false, true}) {
+                        comm.barrier(); // every rank's reads of the call before are counted before this one's
+                        long before = PeerMemory.kernelReadBytes();
+                        SharedCalls.reduceScatter(comm, seedOf[call], count, false, inPlace);
+                        comm.barrier();
+                        boolean reads = n == 2 && call < PathChooser.RUN;
+                        assertEquals(reads ? 2 * block : 0, PeerMemory.kernelReadBytes() - before,
+                                "bytes read by process_vm_readv in call " + call + (inPlace ? " in place" : "")
+                                        + ", " + n + " ranks");
                     }
                 }
                 return null;
