@@ -1,9 +1,9 @@
 #!/bin/bash
 # The default (auto) and the sizes alone (sized) alternated, the whole of issue 19's VM figure.
-# usage: full.sh OUT FIRST_ROUND LAST_ROUND (run from anywhere; the build is /work/main's)
+# usage: full.sh OUT FIRST_ROUND LAST_ROUND (OUT absolute; the build is this checkout's)
 T25=/usr/lib/jvm/temurin-25-jdk-amd64
 out=$1; first=${2:-1}; last=${3:-3}
-cd /work/main
+cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
 for r in $(seq $first $last); do
   for m in auto sized; do
     echo "== $m round $r $(date +%T)"

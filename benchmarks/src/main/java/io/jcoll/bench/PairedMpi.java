@@ -336,7 +336,7 @@ public final class PairedMpi {
      * Bursts of both systems' calls until one leaves the compiler nothing new on every rank
      * ({@link JitQuiet#settle}), by {@code settleBy} at the latest. A warm-up of a few thousand 128 KB calls (10-30 ms)
      * left C2 compiling jcoll's path into the blocks on the 2-vCPU VM: a compilation took a rank's CPU for a
-     * millisecond or more, stalling its peer, in 4-10 of 20 blocks where Open MPI's blocks met 0-1 stalls
+     * millisecond or more, stalling its peer, in 2-9 of 20 blocks where Open MPI's blocks met 0-1 stalls
      * (benchmarks/results/dev-2026-11-30-settled).
      */
     private static void settle(Runnable jcollCall, Runnable mpiCall, OpenMpiCalls mpi, long settleBy) {

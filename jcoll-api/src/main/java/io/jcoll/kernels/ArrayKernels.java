@@ -21,9 +21,10 @@ import java.nio.LongBuffer;
  *
  * <p>Every kernel takes at least two inputs ({@link Reductions#combineAll} copies a lone one). The views of the first
  * two and of the output are locals, the others' in an array: where the JIT compiles a kernel whole, escape analysis
- * can drop those views, and a loop of float32 sums of two 4-256 KB inputs made none (JDK 17) where views kept in an
- * array were all made, 136-384 bytes a call. The kernel also ran faster so: 1.10-1.64x the bytes a second at
- * 4 KB-8 MB on JDK 25, 1.10-1.38x at 4 KB-4 MB on JDK 17 and level at 8 MB (the development VM, 2026-11-30,
+ * can drop those views: float32 sums of two 4-256 KB inputs allocated 16-56 bytes a call (the probe's reflective
+ * call's own) where views kept in an array took 152-440; at 4-8 MB the JIT kept them either way (416-440). In two
+ * alternated runs on JDK 17 and 25 the sums ran 1.05-1.23x the bytes a second at 4-8 MB, and from a little slower
+ * to 1.6x at 4-256 KB (the development VM, 2026-11-30,
  * benchmarks/results/dev-2026-11-30-reduce-scatter-pick/kernel-probe).
  *
  * <p>The chunk arrays are per thread and small (two of {@link #CHUNK} elements per type), so they stay in the
