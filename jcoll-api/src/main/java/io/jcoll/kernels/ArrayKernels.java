@@ -27,26 +27,35 @@ import java.nio.LongBuffer;
  * to 1.6x at 4-256 KB (the development VM, 2026-11-30,
  * benchmarks/results/dev-2026-11-30-reduce-scatter-pick/kernel-probe).
  *
- * <p>The chunk arrays are per thread and small (two of {@link #CHUNK} elements per type), so they stay in the
- * first-level cache. The output may be any of the inputs, as a whole (not shifted): a chunk of it is written only
- * once every input's chunk there has been read. One method per type, alike in shape: Java has no generics over
- * primitives, and only a loop over a primitive array of its own type is vectorised.
+ * <p>The chunk arrays are per thread and small ({@link #CHUNK_BYTES} each), so they stay in the first-level cache.
+ * The output may be any of the inputs, as a whole (not shifted): a chunk of it is written only once every input's
+ * chunk there has been read. One method per type, alike in shape: Java has no generics over primitives, and only a
+ * loop over a primitive array of its own type is vectorised.
  */
 final class ArrayKernels {
 
     /**
-     * Elements per chunk: two float chunks are 16 KB (two double chunks 32 KB), a third of the 48 KB first-level
-     * data cache of the development machine's and the GPU host's cores, so the operands' lines streaming through
-     * have room beside them. Float chunks of 4096 (32 KB for two) took 1.06-1.30x as long over a cached 512 KB
-     * segment with JDK 17 and 25 (benchmarks/RESULTS.md); over buffers in main memory the two were even.
+     * Bytes per chunk, whatever the type: under a 4 KB page. Where the operands stream from main memory, reading
+     * each a page or more at a time before turning to the next halved the speed on the development VM: float32
+     * sums of two 8 MB inputs ran at 10.7-12.6 GB/s of output in chunks of 4, 8 and 16 KB, at 21.7-22.5 in chunks
+     * of 3.5 KB (float64 alike), sums of four 4-8 MB inputs 1.5x as fast; where they stay in the caches (64 KB)
+     * the smaller chunk costs 0.88-0.92x, at 1-4 MB it is level or ahead (JDK 17 and 25, 2026-12-01,
+     * benchmarks/results/dev-2026-12-01-kernel-chunk). Two chunk arrays are 7 KB, a seventh of the 48 KB
+     * first-level data cache of the development machine's and the GPU host's cores.
      */
-    static final int CHUNK = 2048;
+    static final int CHUNK_BYTES = 3584;
+
+    /** Elements of each type per chunk. */
+    static final int FLOAT_CHUNK = CHUNK_BYTES / Float.BYTES;
+    static final int DOUBLE_CHUNK = CHUNK_BYTES / Double.BYTES;
+    static final int INT_CHUNK = CHUNK_BYTES / Integer.BYTES;
+    static final int LONG_CHUNK = CHUNK_BYTES / Long.BYTES;
 
     /** Per-thread pairs of chunk arrays, one pair per type, made on a thread's first use of that type. */
-    private static final ThreadLocal<float[][]> FLOATS = ThreadLocal.withInitial(() -> new float[2][CHUNK]);
-    private static final ThreadLocal<double[][]> DOUBLES = ThreadLocal.withInitial(() -> new double[2][CHUNK]);
-    private static final ThreadLocal<int[][]> INTS = ThreadLocal.withInitial(() -> new int[2][CHUNK]);
-    private static final ThreadLocal<long[][]> LONGS = ThreadLocal.withInitial(() -> new long[2][CHUNK]);
+    private static final ThreadLocal<float[][]> FLOATS = ThreadLocal.withInitial(() -> new float[2][FLOAT_CHUNK]);
+    private static final ThreadLocal<double[][]> DOUBLES = ThreadLocal.withInitial(() -> new double[2][DOUBLE_CHUNK]);
+    private static final ThreadLocal<int[][]> INTS = ThreadLocal.withInitial(() -> new int[2][INT_CHUNK]);
+    private static final ThreadLocal<long[][]> LONGS = ThreadLocal.withInitial(() -> new long[2][LONG_CHUNK]);
 
     private ArrayKernels() {
     }
@@ -67,8 +76,8 @@ final class ArrayKernels {
         float[][] chunks = FLOATS.get();
         float[] x = chunks[0];
         float[] y = chunks[1];
-        for (int at = 0; at < n; at += CHUNK) {
-            int m = Math.min(CHUNK, n - at);
+        for (int at = 0; at < n; at += FLOAT_CHUNK) {
+            int m = Math.min(FLOAT_CHUNK, n - at);
             first.get(at, x, 0, m);
             second.get(at, y, 0, m);
             combine(op, x, y, m);
@@ -104,8 +113,8 @@ final class ArrayKernels {
         double[][] chunks = DOUBLES.get();
         double[] x = chunks[0];
         double[] y = chunks[1];
-        for (int at = 0; at < n; at += CHUNK) {
-            int m = Math.min(CHUNK, n - at);
+        for (int at = 0; at < n; at += DOUBLE_CHUNK) {
+            int m = Math.min(DOUBLE_CHUNK, n - at);
             first.get(at, x, 0, m);
             second.get(at, y, 0, m);
             combine(op, x, y, m);
@@ -141,8 +150,8 @@ final class ArrayKernels {
         int[][] chunks = INTS.get();
         int[] x = chunks[0];
         int[] y = chunks[1];
-        for (int at = 0; at < n; at += CHUNK) {
-            int m = Math.min(CHUNK, n - at);
+        for (int at = 0; at < n; at += INT_CHUNK) {
+            int m = Math.min(INT_CHUNK, n - at);
             first.get(at, x, 0, m);
             second.get(at, y, 0, m);
             combine(op, x, y, m);
@@ -178,8 +187,8 @@ final class ArrayKernels {
         long[][] chunks = LONGS.get();
         long[] x = chunks[0];
         long[] y = chunks[1];
-        for (int at = 0; at < n; at += CHUNK) {
-            int m = Math.min(CHUNK, n - at);
+        for (int at = 0; at < n; at += LONG_CHUNK) {
+            int m = Math.min(LONG_CHUNK, n - at);
             first.get(at, x, 0, m);
             second.get(at, y, 0, m);
             combine(op, x, y, m);

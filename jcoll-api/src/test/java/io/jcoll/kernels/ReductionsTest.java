@@ -46,7 +46,7 @@ class ReductionsTest {
      */
     @Test
     void longRunsAreBitIdenticalToOneOperationPerElement() {
-        int count = 3 * ArrayKernels.CHUNK + 7; // not a multiple of the chunk
+        int count = 3 * ArrayKernels.FLOAT_CHUNK + 7; // a multiple of no type's chunk
         java.util.Random random = new java.util.Random();
         DataType[] wide = {DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64};
         for (DataType t : wide) {
@@ -83,7 +83,7 @@ class ReductionsTest {
     @Test
     void manyInputsMatchTheReference() {
         long seed = System.nanoTime();
-        int[] counts = {0, 1, Reductions.ARRAY_PATH_MIN - 1, 3 * ArrayKernels.CHUNK + 7};
+        int[] counts = {0, 1, Reductions.ARRAY_PATH_MIN - 1, 3 * ArrayKernels.FLOAT_CHUNK + 7};
         for (DataType t : DataType.values()) {
             for (ReduceOp op : ReduceOp.values()) {
                 for (int n : new int[] {1, 2, 3, 5, 8}) {
@@ -120,7 +120,7 @@ class ReductionsTest {
      */
     @Test
     void manyInputsAreBitIdenticalToOperationsLeftToRight() {
-        int count = 3 * ArrayKernels.CHUNK + 7;
+        int count = 3 * ArrayKernels.FLOAT_CHUNK + 7;
         int n = 7;
         java.util.Random random = new java.util.Random();
         for (DataType t : new DataType[] {DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64}) {
