@@ -35,13 +35,14 @@ import java.nio.LongBuffer;
 final class ArrayKernels {
 
     /**
-     * Bytes per chunk, whatever the type: under a 4 KB page. Where the operands stream from main memory, reading
-     * each a page or more at a time before turning to the next halved the speed on the development VM: float32
-     * sums of two 8 MB inputs ran at 10.7-12.6 GB/s of output in chunks of 4, 8 and 16 KB, at 21.7-22.5 in chunks
-     * of 3.5 KB (float64 alike), sums of four 4-8 MB inputs 1.5x as fast; where they stay in the caches (64 KB)
-     * the smaller chunk costs 0.88-0.92x, at 1-4 MB it is level or ahead (JDK 17 and 25, 2026-12-01,
-     * benchmarks/results/dev-2026-12-01-kernel-chunk). Two chunk arrays are 7 KB, a seventh of the 48 KB
-     * first-level data cache of the development machine's and the GPU host's cores.
+     * Bytes per chunk, whatever the type: under a 4 KB page. Where the operands stream from main memory, taking
+     * each a page or more at a time before turning to the next nearly halved the speed on the development VM's AMD
+     * cores: float32 sums of two 8 MB inputs ran at 10.2-10.4 GB/s of output in 8 KB chunks and at 19.2-19.3 in
+     * 3.5 KB ones, four inputs of 4-16 MB 1.2-1.9x as fast. Where the operands stay in the caches the smaller chunk
+     * costs a little more a chunk: 0.94-0.98x with two inputs of 64 KB, 0.84-1.00x with four (JDK 17 and 25); the
+     * GPU host's Intel cores show no cliff, and 0.90-0.93x with eight inputs of 16-128 KB
+     * (benchmarks/results/dev-2026-12-01-kernel-chunk). Two chunk arrays are 7 KB, a seventh of the 48 KB
+     * first-level data cache of either machine's cores.
      */
     static final int CHUNK_BYTES = 3584;
 
