@@ -16,6 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Each kernel against the reference on random values, two operands or many at a time, with AVG finished by divide. */
 class ReductionsTest {
 
+    /** A prime count of elements over several chunks of every wide type: a multiple of none of them. */
+    private static final int LONG_RUN =
+            java.math.BigInteger.valueOf(3L * ArrayKernels.FLOAT_CHUNK).nextProbablePrime().intValueExact();
+
     @Test
     void everyTypeAndOpMatchesTheReference() {
         int count = 997;
@@ -46,7 +50,7 @@ class ReductionsTest {
      */
     @Test
     void longRunsAreBitIdenticalToOneOperationPerElement() {
-        int count = 3 * ArrayKernels.FLOAT_CHUNK + 7; // a multiple of no type's chunk
+        int count = LONG_RUN;
         java.util.Random random = new java.util.Random();
         DataType[] wide = {DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64};
         for (DataType t : wide) {
@@ -83,7 +87,7 @@ class ReductionsTest {
     @Test
     void manyInputsMatchTheReference() {
         long seed = System.nanoTime();
-        int[] counts = {0, 1, Reductions.ARRAY_PATH_MIN - 1, 3 * ArrayKernels.FLOAT_CHUNK + 7};
+        int[] counts = {0, 1, Reductions.ARRAY_PATH_MIN - 1, LONG_RUN};
         for (DataType t : DataType.values()) {
             for (ReduceOp op : ReduceOp.values()) {
                 for (int n : new int[] {1, 2, 3, 5, 8}) {
@@ -120,7 +124,7 @@ class ReductionsTest {
      */
     @Test
     void manyInputsAreBitIdenticalToOperationsLeftToRight() {
-        int count = 3 * ArrayKernels.FLOAT_CHUNK + 7;
+        int count = LONG_RUN;
         int n = 7;
         java.util.Random random = new java.util.Random();
         for (DataType t : new DataType[] {DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64}) {
