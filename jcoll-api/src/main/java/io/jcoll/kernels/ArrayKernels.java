@@ -40,7 +40,7 @@ final class ArrayKernels {
      * cores: float32 sums of two 8 MB inputs ran at 10.2-10.4 GB/s of output in 8 KB chunks and at 19.2-19.3 in
      * 3.5 KB ones, four inputs of 4-16 MB 1.2-1.9x as fast. Where the operands stay in the caches the smaller chunk
      * costs a little more a chunk: 0.94-0.98x with two inputs of 64 KB, 0.84-1.00x with four (JDK 17 and 25); the
-     * GPU host's Intel cores show no cliff, and 0.90-0.93x with eight inputs of 16-128 KB
+     * GPU host's Intel cores show no cliff, and 0.90-0.95x with eight inputs of 16-128 KB
      * (benchmarks/results/dev-2026-12-01-kernel-chunk). Two chunk arrays are 7 KB, a seventh of the 48 KB
      * first-level data cache of either machine's cores.
      */
