@@ -23,8 +23,8 @@ import java.nio.LongBuffer;
  * two and of the output are locals, the others' in an array: where the JIT compiles a kernel whole, escape analysis
  * can drop those views: float32 sums of two 4-256 KB inputs allocated 16-56 bytes a call (the probe's reflective
  * call's own) where views kept in an array took 152-440; at 4-8 MB the JIT kept them either way (416-440). In two
- * alternated runs on JDK 17 and 25 the sums ran 1.05-1.23x the bytes a second at 4-8 MB, and from a little slower
- * to 1.6x at 4-256 KB (the development VM, 2026-11-30,
+ * alternated runs on JDK 17 and 25 (chunks of 8 KB then) the sums ran 1.05-1.23x the bytes a second at 4-8 MB,
+ * and from a little slower to 1.6x at 4-256 KB (the development VM, 2026-11-30,
  * benchmarks/results/dev-2026-11-30-reduce-scatter-pick/kernel-probe).
  *
  * <p>The chunk arrays are per thread and small ({@link #CHUNK_BYTES} each), so they stay in the first-level cache.

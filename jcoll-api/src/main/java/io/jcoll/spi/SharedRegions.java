@@ -23,12 +23,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link io.jcoll.SharedMemory} is the user's door to it).
  *
  * <p>Each allocation is a file of its own ({@link SharedFiles}: in {@code JCOLL_SHM_DIR}, else {@code /dev/shm}),
- * owner-only, every page written once (a full file system says so at allocation, not with a SIGBUS when a page is
- * first touched), mapped shared and unlinked at once: nothing is left behind whatever happens to the process, and a
- * peer opens it through {@code /proc/<pid>/fd/<fd>} (which the kernel allows only to processes that may inspect this one). The file's first
- * page is a header (a magic word and the allocation's random id, by which a peer checks that the descriptor it opened
- * is still that allocation's); the caller's memory follows it. The file is closed when the garbage collector finds
- * every view of the memory unreachable, as a direct buffer's memory is freed.
+ * owner-only, every page written once (a full file system says so at allocation, not with a SIGBUS when a page is first
+ * touched), mapped shared and unlinked at once: nothing is left behind whatever happens to the process, and a peer
+ * opens it through {@code /proc/<pid>/fd/<fd>} (which the kernel allows only to processes that may inspect this one).
+ * The file's first page is a header (a magic word and the allocation's random id, by which a peer checks that the
+ * descriptor it opened is still that allocation's); the caller's memory follows it. The file is closed when the garbage
+ * collector finds every view of the memory unreachable, as a direct buffer's memory is freed.
  */
 public final class SharedRegions {
 

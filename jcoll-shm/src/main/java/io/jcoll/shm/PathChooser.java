@@ -19,12 +19,12 @@ import io.jcoll.spi.Operation;
  * first, then tries the other for {@link #RUN} calls {@link #FIRST_GAP} calls after its first choice and again at
  * gaps that double up to {@link #TRY_OTHER_EVERY} calls (more where the other took so long that its tries would
  * cost more than {@link #TRY_SHARE} of the time, {@link #gapLimit}): early tries mend a first choice that a size's
- * first calls misled (pages touched for the first time: 8 ranks' 16 MB all-to-alls kept the slots at 0.54-0.60x
- * Open MPI's time where single copy took 0.25-0.35x, tried every 256th call only), later ones cost little. A change of way starts the gaps again: the times
- * that made it may have been a passing slow stretch of the way left (at 128 KB, eight calls of 11 us: a two-rank
- * all-reduce on the VM kept reading, 1.6x the slots' time, until its next try up to 256 calls on). In runs, as the
- * first call after a change of way pays for the change (the lines of the buffers and the segment lie where the other
- * way left them): tried one call at a time, the way that came first was kept, right or not
+ * first calls misled (pages touched for the first time: 8 ranks' 16 MB all-to-alls kept the slots at 0.54-0.60x Open
+ * MPI's time where single copy took 0.25-0.35x, tried every 256th call only), later ones cost little. A change of way
+ * starts the gaps again: the times that made it may have been a passing slow stretch of the way left (at 128 KB, eight
+ * calls of 11 us: a two-rank all-reduce on the VM kept reading, 1.6x the slots' time, until its next try up to 256
+ * calls on). In runs, as the first call after a change of way pays for the change (the lines of the buffers and the
+ * segment lie where the other way left them): tried one call at a time, the way that came first was kept, right or not
  * (benchmarks/results/dev-2026-11-30-path-chooser). The median leaves out that call and others slowed by something
  * else (a pause of the collector, a compilation), and rises within {@link #KEPT} calls on a host that turns slow;
  * the least time took the slots on a lucky call.

@@ -505,7 +505,8 @@ class SingleCopyTest {
                 String summary = comm.network().summary();
                 assertEquals(n == 2, summary.contains("where buffers are not shared rank 0 picks, call by call by "
                         + "their recent times, reading or the slots for those calls, for reduce-scatters from 128 KiB "
-                        + "and for all-reduces from 128 KiB (in place from 8 MiB) to 32 MiB (JCOLL_SHM_SINGLE_COPY=auto)"),
+                        + "and for all-reduces from 128 KiB (in place from 8 MiB) to 32 MiB "
+                        + "(JCOLL_SHM_SINGLE_COPY=auto)"),
                         summary);
                 for (int count : new int[] {262_147, 2_097_169}) {
                     long bytes = count * 4L;
