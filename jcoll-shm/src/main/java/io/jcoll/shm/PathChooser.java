@@ -1,7 +1,10 @@
 package io.jcoll.shm;
 
+import io.jcoll.probe.Limits;
 import io.jcoll.spi.Call;
 import io.jcoll.spi.Operation;
+
+import java.util.Locale;
 
 /**
  * Which way a large call goes where both can take it, single copy ({@link SingleCopy}: the kernel copies each byte
@@ -28,8 +31,14 @@ import io.jcoll.spi.Operation;
  * (benchmarks/results/dev-2026-11-30-path-chooser). The median leaves out that call and others slowed by something
  * else (a pause of the collector, a compilation), and rises within {@link #KEPT} calls on a host that turns slow;
  * the least time took the slots on a lucky call.
+ *
+ * <p>The first choice of each kind of call, each change of way and each try are logged at {@code DEBUG} (logger
+ * {@code io.jcoll.shm.PathChooser}) with the medians that made them: once settled, a line every few hundred calls of
+ * a kind, to tell whether a slow size kept the wrong way or a host that changed made it change.
  */
 final class PathChooser {
+
+    private static final System.Logger LOG = System.getLogger(PathChooser.class.getName());
 
     /** What rank 0 picked for a call and published with its input ({@link Control#pick}). */
     enum Pick {
@@ -79,6 +88,7 @@ final class PathChooser {
      * it has seen.
      */
     private static final class Kind {
+        final String label; // for the log: "allGather out of place, counts of 1 MiB to under 2 MiB"
         final double[][] times = new double[2][KEPT]; // 0: none yet
         final double[] median = new double[2];        // 0 until a way has KEPT times
         final int[] next = new int[2];
@@ -88,6 +98,10 @@ final class PathChooser {
         long nextTry;     // the call at which the other way's next try begins; 0 until the first choice
         long gap;         // calls from the start of the latest try to the next
         int tryLeft;      // calls of the current try still to go
+
+        Kind(String label) {
+            this.label = label;
+        }
 
         /** Keeps {@code time} of {@code way}, in place of its oldest, and its median: once a call, not per choice. */
         void keep(int way, double time) {
@@ -112,16 +126,21 @@ final class PathChooser {
         }
         double mine = kind.median[kind.way];
         double other = kind.median[1 - kind.way];
-        if (other > 0 && other < mine * (1 - MARGIN)) {
+        boolean first = kind.nextTry == 0;
+        boolean change = other > 0 && other < mine * (1 - MARGIN);
+        if (change) {
             kind.way = 1 - kind.way;
-            if (kind.nextTry != 0) { // the way left is tried again soon: its times may have been an unlucky stretch
+            if (!first) { // the way left is tried again soon: its times may have been an unlucky stretch
                 kind.gap = FIRST_GAP;
                 kind.nextTry = n + FIRST_GAP;
             }
         }
-        if (kind.nextTry == 0) {
+        if (first) {
             kind.gap = FIRST_GAP;
             kind.nextTry = n + FIRST_GAP;
+        }
+        if (change || first) {
+            log(kind, n, change ? "takes" : "keeps", kind.way, change ? other : mine, change ? mine : other);
         }
         if (n < kind.nextTry) {
             return kind.way == SLOTS;
@@ -130,7 +149,27 @@ final class PathChooser {
         kind.gap = Math.min(2 * kind.gap, gapLimit(slower));
         kind.nextTry = n + kind.gap;
         kind.tryLeft = RUN - 1;
+        log(kind, n, "tries", 1 - kind.way, other, mine);
         return kind.way != SLOTS;
+    }
+
+    /**
+     * One line for the log where {@code kind}, at its {@code call}-th call, {@code takes}, {@code keeps} (its first
+     * choice) or {@code tries} {@code way}: that way's median time per byte and the other's (0: none yet), and the
+     * call at which the next try begins.
+     */
+    private static void log(Kind kind, long call, String verb, int way, double wayMedian, double otherMedian) {
+        if (!LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            return;
+        }
+        LOG.log(System.Logger.Level.DEBUG, String.format(Locale.ROOT,
+                "%s, call %d: %s %s (%s %.1f us/MB, %s %.1f; next try at call %d)", kind.label, call, verb,
+                name(way), name(way), wayMedian * (1 << 20) / 1e3, name(1 - way), otherMedian * (1 << 20) / 1e3,
+                kind.nextTry));
+    }
+
+    private static String name(int way) {
+        return way == SLOTS ? "the slots" : "reading";
     }
 
     /**
@@ -171,7 +210,9 @@ final class PathChooser {
         int index = (call.operation().ordinal() * 2 + (call.inPlace() ? 1 : 0)) * SIZES + size;
         Kind kind = kinds[index];
         if (kind == null) {
-            kind = new Kind();
+            long low = size == 0 ? 0 : 1L << (size - 1); // the call's count in bytes: a block where it has blocks
+            kind = new Kind(call.operation().label() + (call.inPlace() ? " in place" : " out of place")
+                    + ", counts of " + Limits.describe(low) + " to under " + Limits.describe(2 * Math.max(1, low)));
             kinds[index] = kind;
         }
         return kind;

@@ -165,6 +165,52 @@ class PathChooserTest {
         return chooser;
     }
 
+    @Test
+    void logsItsFirstChoiceEachChangeAndEachTryWithTheMedians() {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(PathChooser.class.getName());
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                lines.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Level level = jul.getLevel();
+        jul.setLevel(java.util.logging.Level.FINE);
+        jul.addHandler(handler);
+        try {
+            Call call = call(Operation.ALL_GATHER, MB, false);
+            PathChooser chooser = new PathChooser();
+            for (int n = 0; n < 2 * RUN + PathChooser.FIRST_GAP + RUN + 1; n++) {
+                boolean slots = chooser.slotsNext(call);
+                // single copy at 100 us a call until the try, then 40: the try finds it faster again
+                chooser.record(call, slots, slots ? 60_000 : n < 2 * RUN ? 100_000 : 40_000);
+            }
+            String kind = "allGather out of place, counts of 1 MiB to under 2 MiB";
+            assertEquals(java.util.List.of(
+                    kind + ", call 16: takes the slots (the slots 60.0 us/MB, reading 100.0; next try at call 48)",
+                    kind + ", call 48: tries reading (reading 100.0 us/MB, the slots 60.0; next try at call 112)",
+                    kind + ", call 56: takes reading (reading 40.0 us/MB, the slots 60.0; next try at call 88)"),
+                    lines);
+            lines.clear();
+            Call small = call(Operation.BROADCAST, 128 << 10, true);
+            assertFalse(learned(small, 50_000, 60_000).slotsNext(small), "single copy the faster: kept");
+            assertEquals(java.util.List.of("broadcast in place, counts of 128 KiB to under 256 KiB, call 16: keeps "
+                    + "reading (reading 400.0 us/MB, the slots 480.0; next try at call 48)"), lines);
+        } finally {
+            jul.removeHandler(handler);
+            jul.setLevel(level);
+        }
+    }
+
     /** A call of {@code bytes} (a block, a broadcast's message) of float32; the chooser reads nothing else of it. */
     private static Call call(Operation op, long bytes, boolean inPlace) {
         return new Call(op, null, null, bytes / 4, DataType.FLOAT32, null, op.isRooted() ? 0 : -1, 0, inPlace);
