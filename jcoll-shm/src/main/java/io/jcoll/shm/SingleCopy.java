@@ -517,9 +517,11 @@ final class SingleCopy {
 
     /**
      * Whether rank 0 picks, where JCOLL_SHM_SINGLE_COPY=auto and two ranks copy alone, how {@code call}, one this
-     * path covers, of its input not {@code shared}, goes: reading (an all-reduce out of place up to
-     * {@link #WHOLE_READ_MAX_BYTES} each rank the whole of its peer's input, {@link #allReduceWhole}; above, and in
-     * place, a slice each, {@link #allReduce}; a reduce-scatter each rank its block of its peer's input,
+     * path covers, of its input not {@code shared}, goes: reading (an all-reduce out of place below the size from
+     * which all-reduces read, {@link #ALONE_REDUCE_MIN_BYTES} by default, each rank the whole of its peer's input,
+     * {@link #allReduceWhole}; from there, and in place, a slice each, {@link #allReduce}: at 8 MB on the 2-vCPU VM
+     * the whole took 1.12-1.37x Open MPI's time and a slice each 0.90-1.10x, benchmarks/RESULTS.md, 2026-12-01; a
+     * reduce-scatter each rank its block of its peer's input,
      * {@link #reduceScatter}) or the slots. Neither is ahead in both of the 2-vCPU VM's states (the class comment);
      * whether the peer's buffers may be read is settled in {@link #run}, as every rank sees it. Not for a shared
      * input, read wherever both are.
