@@ -88,7 +88,6 @@ final class PathChooser {
      * it has seen.
      */
     private static final class Kind {
-        final String label; // for the log: "allGather out of place, counts of 1 MiB to under 2 MiB"
         final double[][] times = new double[2][KEPT]; // 0: none yet
         final double[] median = new double[2];        // 0 until a way has KEPT times
         final int[] next = new int[2];
@@ -98,10 +97,6 @@ final class PathChooser {
         long nextTry;     // the call at which the other way's next try begins; 0 until the first choice
         long gap;         // calls from the start of the latest try to the next
         int tryLeft;      // calls of the current try still to go
-
-        Kind(String label) {
-            this.label = label;
-        }
 
         /** Keeps {@code time} of {@code way}, in place of its oldest, and its median: once a call, not per choice. */
         void keep(int way, double time) {
@@ -140,7 +135,7 @@ final class PathChooser {
             kind.nextTry = n + FIRST_GAP;
         }
         if (change || first) {
-            log(kind, n, change ? "takes" : "keeps", kind.way, change ? other : mine, change ? mine : other);
+            log(call, kind, n, change ? "takes" : "keeps", kind.way, change ? other : mine, change ? mine : other);
         }
         if (n < kind.nextTry) {
             return kind.way == SLOTS;
@@ -149,23 +144,27 @@ final class PathChooser {
         kind.gap = Math.min(2 * kind.gap, gapLimit(slower));
         kind.nextTry = n + kind.gap;
         kind.tryLeft = RUN - 1;
-        log(kind, n, "tries", 1 - kind.way, other, mine);
+        log(call, kind, n, "tries", 1 - kind.way, other, mine);
         return kind.way != SLOTS;
     }
 
     /**
-     * One line for the log where {@code kind}, at its {@code call}-th call, {@code takes}, {@code keeps} (its first
-     * choice) or {@code tries} {@code way}: that way's median time per byte and the other's (0: none yet), and the
-     * call at which the next try begins.
+     * One line for the log where the kind of {@code call}, at its {@code n}-th call, {@code takes}, {@code keeps} (its
+     * first choice) or {@code tries} {@code way}: that way's median time per byte and the other's (0: none yet), and
+     * the call at which the next try begins. The kind is named by the call's operation, whether it is in place, and
+     * the range of counts (in bytes) its size class covers.
      */
-    private static void log(Kind kind, long call, String verb, int way, double wayMedian, double otherMedian) {
+    private static void log(Call call, Kind kind, long n, String verb, int way, double wayMedian, double otherMedian) {
         if (!LOG.isLoggable(System.Logger.Level.DEBUG)) {
             return;
         }
+        int size = sizeClass(call);
+        long low = size == 0 ? 0 : 1L << (size - 1);
         LOG.log(System.Logger.Level.DEBUG, String.format(Locale.ROOT,
-                "%s, call %d: %s %s (%s %.1f us/MB, %s %.1f; next try at call %d)", kind.label, call, verb,
-                name(way), name(way), wayMedian * (1 << 20) / 1e3, name(1 - way), otherMedian * (1 << 20) / 1e3,
-                kind.nextTry));
+                "%s %s, counts of %s to under %s, call %d: %s %s (%s %.1f us/MB, %s %.1f; next try at call %d)",
+                call.operation().label(), call.inPlace() ? "in place" : "out of place", Limits.describe(low),
+                Limits.describe(2 * Math.max(1, low)), n, verb, name(way), name(way), wayMedian * (1 << 20) / 1e3,
+                name(1 - way), otherMedian * (1 << 20) / 1e3, kind.nextTry));
     }
 
     private static String name(int way) {
@@ -206,16 +205,18 @@ final class PathChooser {
     }
 
     private Kind kind(Call call) {
-        int size = Math.min(SIZES - 1, 64 - Long.numberOfLeadingZeros(bytes(call)));
-        int index = (call.operation().ordinal() * 2 + (call.inPlace() ? 1 : 0)) * SIZES + size;
+        int index = (call.operation().ordinal() * 2 + (call.inPlace() ? 1 : 0)) * SIZES + sizeClass(call);
         Kind kind = kinds[index];
         if (kind == null) {
-            long low = size == 0 ? 0 : 1L << (size - 1); // the call's count in bytes: a block where it has blocks
-            kind = new Kind(call.operation().label() + (call.inPlace() ? " in place" : " out of place")
-                    + ", counts of " + Limits.describe(low) + " to under " + Limits.describe(2 * Math.max(1, low)));
+            kind = new Kind();
             kinds[index] = kind;
         }
         return kind;
+    }
+
+    /** The bit length of the call's count in bytes (a block where it has blocks): calls within 2x share it. */
+    private static int sizeClass(Call call) {
+        return Math.min(SIZES - 1, 64 - Long.numberOfLeadingZeros(bytes(call)));
     }
 
     private static long bytes(Call call) {
