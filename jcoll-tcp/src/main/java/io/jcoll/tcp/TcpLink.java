@@ -468,8 +468,9 @@ final class TcpLink implements PointToPoint {
      * Says goodbye to every peer, lets each do the same, and closes. The goodbye carries this rank's digest of
      * the collectives it completed, and the peers' frames are read to their end of stream: a peer whose digest
      * differs, data a peer sent that no call of this rank received, or a peer's abort means the ranks did not
-     * run the same calls (a broadcast with two roots ends without an error on every rank): that is returned,
-     * so that closing reports what would otherwise stay silent.
+     * run the same calls (a broadcast with two roots ends without an error on every rank), and a stream that
+     * ends before the peer's goodbye means the peer did not close: that is returned, so that closing reports
+     * what would otherwise stay silent.
      *
      * @param finalHistory the transport's digest of every collective it completed: not this link's last call's,
      *                     since a link of a channel that the last calls did not use (an uneven all-to-all cuts
@@ -493,7 +494,8 @@ final class TcpLink implements PointToPoint {
                 }
                 c.channel.shutdownOutput();
             } catch (IOException e) {
-                c.broken = true;
+                // The peer reset the connection: it closed without reading all this rank sent, as an abort does.
+                // What it wrote first (its ABORT frame, most often) is still queued here, so it is read below.
             }
         }
         // drain until each peer's end of stream, so no unread byte turns our close into a reset
@@ -582,17 +584,27 @@ final class TcpLink implements PointToPoint {
                     c.nextFrame();
                 }
             } catch (IOException e) {
-                c.broken = true;
-                return false;
+                return ended(c); // a reset
             }
         }
 
         private boolean ended(Connection c, int n) {
-            if (n < 0) {
-                c.broken = true;
-                return false;
+            return n >= 0 || ended(c);
+        }
+
+        /**
+         * The peer's stream is over, by its end or a reset. Before its CLOSE frame, that is news: a peer that closes
+         * says goodbye first and one that aborts says why, so the peer's process died or left without closing its
+         * communicator, and this rank's completed calls do not say that the peer completed its own.
+         */
+        private boolean ended(Connection c) {
+            c.broken = true;
+            if (!c.peerClosed) {
+                note(new PeerFailureException("close", rank, c.peer, "rank " + c.peer + "'s connection ended before "
+                        + "its goodbye: its process died, was killed or exited without closing its communicator, so "
+                        + "the calls this rank completed may not have completed there"));
             }
-            return true;
+            return false;
         }
 
         /** After the peer's CLOSE: its digest must be this rank's. */
