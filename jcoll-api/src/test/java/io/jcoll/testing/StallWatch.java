@@ -9,7 +9,8 @@ import java.util.concurrent.locks.LockSupport;
  * thread that asks to wake every 10 ms notes each time it woke far later. Such a lateness is the machine's, not the
  * code's under test (a virtual machine whose vCPUs its host takes away for a while: the likely cause of a
  * SIGSTOPped rank named 2.2 s after its timeout in one CI run, where every other run names it within 0.15 s of
- * it), and a detection timed across it holds it. The tests take the stalls that ended within what they time off it, and say so.
+ * it), and a detection timed across it holds it. The tests take the stalls that ended within what they time off
+ * it, and say so.
  */
 public final class StallWatch implements AutoCloseable {
 

@@ -467,9 +467,9 @@ class ProcessGroupsTest {
         }
     }
 
-    /** Rank 0 sends rank 1 five elements where rank 1 expects three: both fail, naming each other. */
     /**
-     * Rank 0 expects nothing from rank 1, so its call completes and only its close can report the failure. With
+     * Rank 0 sends rank 1 five elements where rank 1 expects three: both fail, naming each other. Rank 0 expects
+     * nothing from rank 1, so its call completes and only its close can report the failure. With
      * {@code lingerMillis}, rank 0 closes only after rank 1's abort has closed a socket holding rank 0's unread
      * data, which resets it: rank 0's goodbye then fails to write, and the abort already queued must still be read.
      */

@@ -131,7 +131,8 @@ class TcpLinkReceiveTest {
         }
     }
 
-    private static ByteBuffer frame(byte kind, byte[] payload, Signature signature) {
+    /** A whole frame of {@code kind} carrying {@code payload}, ready to send (also {@link TcpLinkCloseTest}'s). */
+    static ByteBuffer frame(byte kind, byte[] payload, Signature signature) {
         ByteBuffer b = ByteBuffer.allocate(Frame.HEADER_BYTES + payload.length);
         Frame.encode(b, kind, payload.length, signature);
         b.limit(b.capacity()).position(Frame.HEADER_BYTES);
