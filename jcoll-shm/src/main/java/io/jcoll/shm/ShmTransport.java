@@ -96,8 +96,8 @@ final class ShmTransport implements Transport {
                 + " KiB per pair), unlinked once mapped; " + singleCopyState + "; " + (crew.size() == 1
                 ? "each rank copies alone" : "each rank's large copies shared by " + crew.size() + " threads")
                 + "; stages in " + stagesDescription + " host memory",
-                List.of("SHM"), null, List.of(segment.path().getParent().toString()), null, List.of(),
-                "jcoll's shm transport");
+                List.of("SHM"), null, List.of(segment.path().getParent().toString()), null,
+                CopyAdvice.forThisJvm().stream().toList(), "jcoll's shm transport");
     }
 
     /** Whether large moves read the peers' buffers directly: every rank says what it found, and all agree. */
