@@ -1,9 +1,10 @@
 // Two processes hand a two-rank AllGather's halves to each other through ring slots in shared memory, in lock
-// step, as HandOff.java does, with the copy into the slot (copy in) made one of several ways; the copies out of
-// the slots are glibc's memcpy. On the development VM's AMD cores a copy in by any load/store loop ran at
-// about a quarter of the speed of `rep movsb` (what glibc's memcpy uses for large copies there), while copies
-// out by loops were fast.
-//   cc -O2 -mavx2 -o /tmp/copy_in copy_in.c && /tmp/copy_in memcpy|movsb|loop8|avx2|avx512|stream [BYTES] [ITERATIONS]
+// step, as HandOff.java does, with the copies into the slots (copy in) and out of them (copy out, the own chunk
+// and the peer's) each made one of several ways: glibc's memcpy (`rep movsb` at these sizes on the development
+// VM), `rep movsb` itself, loops of 8, 32 or 64 bytes (`avx512`: as HotSpot's arraycopy stub copies where its
+// vectors are 64 bytes) or non-temporal stores.
+//   cc -O2 -mavx2 -o /tmp/copy_in copy_in.c
+//   /tmp/copy_in IN [OUT] [BYTES] [ITERATIONS]     IN, OUT: memcpy|movsb|loop8|avx2|avx512|stream (OUT: memcpy)
 // 4 MB a rank through 8 slots of 64 KB by default; the two processes are pinned to CPUs 0 and 1.
 #define _GNU_SOURCE
 #include <immintrin.h>
@@ -29,7 +30,7 @@ __attribute__((target("avx512f"))) static void copy_avx512(char *d, const char *
     for (long i = 0; i < n; i += 64) _mm512_storeu_si512(d + i, _mm512_loadu_si512(s + i));
 }
 
-static void copy_in(const char *how, char *d, const char *s, long n) {
+static void copy(const char *how, char *d, const char *s, long n) {
     if (!strcmp(how, "memcpy")) {
         memcpy(d, s, n);
     } else if (!strcmp(how, "movsb")) {
@@ -55,9 +56,9 @@ static double now(void) {
 }
 
 int main(int argc, char **argv) {
-    const char *how = argc > 1 ? argv[1] : "memcpy";
-    long bytes = argc > 2 ? atol(argv[2]) : 4194304;
-    int iterations = argc > 3 ? atoi(argv[3]) : 1000;
+    const char *in = argc > 1 ? argv[1] : "memcpy", *out = argc > 2 ? argv[2] : "memcpy";
+    long bytes = argc > 3 ? atol(argv[3]) : 4194304;
+    int iterations = argc > 4 ? atoi(argv[4]) : 1000;
     side_t *sides = mmap(0, 2 * sizeof(side_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     char *slots = mmap(0, 2L * SLOTS * SLOT, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     memset(slots, 0, 2L * SLOTS * SLOT);
@@ -81,11 +82,11 @@ int main(int argc, char **argv) {
         for (long k = 0; k < chunks; k++) {
             long n = bytes - k * SLOT < SLOT ? bytes - k * SLOT : SLOT, slot = (base + k) % SLOTS * SLOT;
             while (atomic_load_explicit(&theirs->consumed, memory_order_acquire) < base + k - SLOTS + 1) _mm_pause();
-            copy_in(how, my_slots + slot, input + k * SLOT, n);
+            copy(in, my_slots + slot, input + k * SLOT, n);
             atomic_store_explicit(&mine->produced, base + k + 1, memory_order_release);
-            memcpy(output + me * bytes + k * SLOT, my_slots + slot, n);
+            copy(out, output + me * bytes + k * SLOT, my_slots + slot, n);
             while (atomic_load_explicit(&theirs->produced, memory_order_acquire) < base + k + 1) _mm_pause();
-            memcpy(output + peer * bytes + k * SLOT, peer_slots + slot, n);
+            copy(out, output + peer * bytes + k * SLOT, peer_slots + slot, n);
             atomic_store_explicit(&mine->consumed, base + k + 1, memory_order_release);
         }
         base += chunks;
@@ -100,7 +101,7 @@ int main(int argc, char **argv) {
     }
     if (me == 1) return 0;
     wait(0);
-    printf("%-6s %ld B, %d B slots x %d: mean %.1f us, best %.1f us\n", how, bytes, SLOT, SLOTS,
+    printf("in %-6s out %-6s %ld B, %d B slots x %d: mean %.1f us, best %.1f us\n", in, out, bytes, SLOT, SLOTS,
            sum / (iterations - iterations / 5) * 1e6, best * 1e6);
     return 0;
 }
