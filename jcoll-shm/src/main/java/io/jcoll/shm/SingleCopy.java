@@ -46,14 +46,16 @@ import java.util.function.IntToLongFunction;
  * cores). Nor for reductions where ranks have crews: what a rank reads must still be combined with its own, the
  * second pass the slots make anyway. Where every rank copies alone, two or more, an all-reduce reads too, from
  * {@link #ALONE_REDUCE_MIN_BYTES} to {@link #ALONE_REDUCE_MAX_BYTES} ({@link #allReduce}). An in-place
- * broadcast's root is read where two ranks copy alone, up to
- * {@link #ALONE_IN_PLACE_ROOT_MAX_BYTES}: timed block by block beside Open MPI in the same processes on the 2-vCPU
- * VM, it took 1.01-1.11x Open MPI's time at 128 KB-2 MB in three runs, the slots 0.92-5.17x (5x in the host's
- * slow state, where each slot crosses the CPUs right after it is written); above, the slots keep both ranks
- * copying and took 0.62-0.65x Open MPI's time at 8-32 MB in the host's fast state (benchmarks/RESULTS.md,
- * 2026-11-28). Runs of one system after the other had hidden it in the host's moves (0.83-1.54x the slots' time).
- * On two CPUs of a Xeon the read root was faster than the slots at 128-512 KB too and slower at 2 MB (1.06-1.13x
- * Open MPI's time against 0.93-0.96x): the limit follows the VM, a host of two CPUs as this path meets them.
+ * broadcast's root is read where two ranks copy alone: timed block by block beside Open MPI in the same processes
+ * on the 2-vCPU VM, it took 1.01-1.11x Open MPI's time at 128 KB-2 MB in three runs, the slots 0.92-5.17x (5x in
+ * the host's slow state, where each slot crosses the CPUs right after it is written); above, the slots keep both
+ * ranks copying and took 0.62-0.65x Open MPI's time at 8-32 MB in the host's fast state (benchmarks/RESULTS.md,
+ * 2026-11-28) but 2.03-3.21x at 8 MB and 1.28-1.77x at 32 MB in its slow state, where reading took 0.96-1.23x and
+ * 1.05-1.19x (2026-12-02). So where rank 0 picks ({@link #picksFor}) the root is offered at every size and the pick
+ * decides; where it does not (the sizes given, or JCOLL_SHM_SINGLE_COPY=sized), up to
+ * {@link #ALONE_IN_PLACE_ROOT_MAX_BYTES}. On two CPUs of a Xeon the read root was faster than the slots at
+ * 128-512 KB too and slower at 2 MB (1.06-1.13x Open MPI's time against 0.93-0.96x), and with rank 0 picking at
+ * every size level with the sizes alone (0.95x and 1.04x against 0.99x and 1.12x at 8 and 32 MB).
  *
  * <p>Where this path runs (JCOLL_SHM_SINGLE_COPY=auto, the default), the sizes above say, but for two ranks that copy
  * alone on buffers not shared, where they say where it may: whether it does is rank 0's pick, call by call, by the
@@ -148,7 +150,10 @@ final class SingleCopy {
      * ({@link #picksFor}).
      */
     static final long WHOLE_READ_MAX_BYTES = 8 << 20;
-    /** The largest in-place broadcast whose root is read where two ranks copy alone (above it, the slots). */
+    /**
+     * The largest in-place broadcast whose root is read where two ranks copy alone and rank 0 does not pick (above
+     * it, the slots); where it picks, any size is offered.
+     */
     static final long ALONE_IN_PLACE_ROOT_MAX_BYTES = 2 << 20;
     /**
      * Slots' worth of the ranks' agreed slot size that an in-place all-to-all's chunk of every peer's block takes in
@@ -364,8 +369,10 @@ final class SingleCopy {
             boolean picksOrdinary = picking == Picking.TWO_ALONE && twoAlone && sizes.equals(Sizes.given(UNSET,
                     UNSET, UNSET, UNSET, UNSET));
             PathChooser chooser = rank == 0 && (picksEveryCall || picksOrdinary) ? new PathChooser() : null;
-            return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone),
-                    twoAlone ? ALONE_IN_PLACE_ROOT_MAX_BYTES : NO_IN_PLACE_ROOT,
+            // where rank 0 picks, an in-place root offers its input at every size and the pick decides
+            long inPlaceRootMax = !twoAlone ? NO_IN_PLACE_ROOT
+                    : picksEveryCall || picksOrdinary ? Long.MAX_VALUE : ALONE_IN_PLACE_ROOT_MAX_BYTES;
+            return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone), inPlaceRootMax,
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, picksEveryCall,
                     picksOrdinary,
                     size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE,
@@ -389,6 +396,7 @@ final class SingleCopy {
                 : "single copy (each rank reads its peers' buffers with process_vm_readv) for "
                 + describe(sizes, exchangeBytes)
                 + (inPlaceRootMaxBytes == NO_IN_PLACE_ROOT ? ""
+                        : inPlaceRootMaxBytes == Long.MAX_VALUE ? ", in-place broadcasts' roots too"
                         : ", in-place broadcasts' roots too up to " + Limits.describe(inPlaceRootMaxBytes))
                 + "; buffers from io.jcoll.SharedMemory read through mappings instead"
                 + (mappedReduceMinBytes == Long.MAX_VALUE ? ""
@@ -540,10 +548,10 @@ final class SingleCopy {
 
     /**
      * Where this rank's input starts, for its peers to read; 0 where it cannot be read, or is not to be: a
-     * broadcast's root in place above {@code inPlaceRootMaxBytes} (the slots were faster: see the class comment;
-     * {@link #NO_IN_PLACE_ROOT} for every size). A broadcast's other ranks have no input: what they publish is not
-     * read. An all-to-all in place is read, in chunks that no rank overwrites before its peers are done with them
-     * ({@link #exchange}).
+     * broadcast's root in place above {@code inPlaceRootMaxBytes} (the slots were faster in the host's fast state:
+     * see the class comment; {@link #NO_IN_PLACE_ROOT} for every size). A broadcast's other ranks have no input:
+     * what they publish is not read. An all-to-all in place is read, in chunks that no rank overwrites before its
+     * peers are done with them ({@link #exchange}).
      */
     static long sourceAddress(Call call, long inPlaceRootMaxBytes) {
         long address = address(call.send());

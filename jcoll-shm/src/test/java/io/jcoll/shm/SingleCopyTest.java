@@ -206,7 +206,7 @@ class SingleCopyTest {
     /**
      * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls, gathers
      * and out-of-place broadcasts from 128 KiB, all-reduces from 8 to 32 MiB, in-place all-to-alls at 2-8 MiB and
-     * in-place broadcasts up to 2 MiB from their roots, and real calls of 160 KiB-8 MiB on either side of those sizes
+     * in-place broadcasts from their roots (rank 0 picking), and real calls of 160 KiB-8 MiB on either side of those sizes
      * are right; with crews on any rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB
      * and no broadcasts; all-reduces from 8 to 32 MiB where every rank copies alone, however many, none with a crew
      * on any rank; every rank saying the same.
@@ -216,7 +216,7 @@ class SingleCopyTest {
         assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
         String alone = "all-to-alls from 128 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
                 + "gathers from 128 KiB, out-of-place broadcasts from 128 KiB and all-reduces from 8 MiB to 32 MiB, "
-                + "in-place broadcasts' roots too up to 2 MiB";
+                + "in-place broadcasts' roots too;";
         String many = "all-to-alls from 512 KiB (not in place), gathers from 32 MiB, no out-of-place broadcasts and ";
         defaultsAre(2, rank -> "1", alone);
         defaultsAre(2, rank -> rank == 0 ? "1" : "2", many + "no all-reduces");
@@ -633,6 +633,56 @@ class SingleCopyTest {
     }
 
     /** An out-of-place broadcast of {@code count} floats from {@code root}, checked element by element. */
+    /**
+     * Where rank 0 picks (two ranks that copy alone, JCOLL_SHM_SINGLE_COPY=auto), an in-place broadcast's root is
+     * offered for reading at any size, above {@link SingleCopy#ALONE_IN_PLACE_ROOT_MAX_BYTES} too: the receiver
+     * reads the whole message for the first {@link PathChooser#RUN} calls of each root and the slots take as many
+     * next (rank 0 keeps the calls it roots apart from those it receives: only a root's call is in place). Given a
+     * single-copy size, rank 0 does not pick and the root is read up to that limit only: every call goes through the
+     * slots. A prime count just above 2 MiB, fresh random values, the root alternating; every call right.
+     */
+    @ParameterizedTest(name = "sizes given: {0}")
+    @ValueSource(booleans = {false, true})
+    void largeInPlaceRootsAreReadWhereRankZeroPicks(boolean sizesGiven) {
+        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        int n = 2;
+        int count = 524_309; // floats: 2 MiB and 84 bytes
+        long bytes = count * 4L;
+        assertTrue(bytes > SingleCopy.ALONE_IN_PLACE_ROOT_MAX_BYTES);
+        int port = ShmGroup.freePort();
+        Map<String, String> settings = sizesGiven
+                ? Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY_MIN", "128K")
+                : Map.of("JCOLL_SHM_THREADS", "1");
+        SplittableRandom seeds = new SplittableRandom();
+        long[] seedOf = new long[2 * n * PathChooser.RUN];
+        for (int i = 0; i < seedOf.length; i++) {
+            seedOf[i] = seeds.nextLong();
+        }
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
+                ByteBuffer data = buffer(true, count);
+                for (int call = 0; call < seedOf.length; call++) {
+                    boolean reads = !sizesGiven && call / n < PathChooser.RUN;
+                    int root = call % n;
+                    for (int i = 0; i < count; i++) { // the receiver's old contents differ from the root's
+                        data.putFloat(i * 4, value(seedOf[call], rank, 5, i));
+                    }
+                    comm.barrier(); // every rank's reads of the call before are counted before this one's
+                    long before = PeerMemory.kernelReadBytes();
+                    comm.broadcast(HostBuffer.of(data, DataType.FLOAT32), root);
+                    comm.barrier();
+                    assertEquals(reads ? bytes : 0, PeerMemory.kernelReadBytes() - before,
+                            "bytes read by process_vm_readv in call " + call);
+                    for (int i = 0; i < count; i++) {
+                        assertEquals(value(seedOf[call], root, 5, i), data.getFloat(i * 4),
+                                "in-place broadcast from rank " + root + ", call " + call + ", element " + i);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
     private static void broadcastIsRight(Communicator comm, long seed, int count, int root) {
         ByteBuffer in = buffer(true, count);
         for (int i = 0; i < count; i++) {
