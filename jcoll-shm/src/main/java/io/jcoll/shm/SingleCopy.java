@@ -51,7 +51,7 @@ import java.util.function.IntToLongFunction;
  * the host's slow state, where each slot crosses the CPUs right after it is written); above, the slots keep both
  * ranks copying and took 0.62-0.65x Open MPI's time at 8-32 MB in the host's fast state (benchmarks/RESULTS.md,
  * 2026-11-28) but 2.03-3.21x at 8 MB and 1.28-1.77x at 32 MB in its slow state, where reading took 0.96-1.23x and
- * 1.05-1.19x (2026-12-02). So where rank 0 picks ({@link #picksFor}) the root is offered at every size and the pick
+ * 1.05-1.19x (2026-12-02). So where rank 0 picks ({@link PathChooser}) the root is offered at every size and the pick
  * decides; where it does not (the sizes given, or JCOLL_SHM_SINGLE_COPY=sized), up to
  * {@link #ALONE_IN_PLACE_ROOT_MAX_BYTES}. On two CPUs of a Xeon the read root was faster than the slots at
  * 128-512 KB too and slower at 2 MB (1.06-1.13x Open MPI's time against 0.93-0.96x), and with rank 0 picking at
@@ -368,10 +368,11 @@ final class SingleCopy {
             boolean picksEveryCall = picking == Picking.EVERY_CALL;
             boolean picksOrdinary = picking == Picking.TWO_ALONE && twoAlone && sizes.equals(Sizes.given(UNSET,
                     UNSET, UNSET, UNSET, UNSET));
-            PathChooser chooser = rank == 0 && (picksEveryCall || picksOrdinary) ? new PathChooser() : null;
+            boolean rankZeroPicks = picksEveryCall || picksOrdinary;
+            PathChooser chooser = rank == 0 && rankZeroPicks ? new PathChooser() : null;
             // where rank 0 picks, an in-place root offers its input at every size and the pick decides
             long inPlaceRootMax = !twoAlone ? NO_IN_PLACE_ROOT
-                    : picksEveryCall || picksOrdinary ? Long.MAX_VALUE : ALONE_IN_PLACE_ROOT_MAX_BYTES;
+                    : rankZeroPicks ? Long.MAX_VALUE : ALONE_IN_PLACE_ROOT_MAX_BYTES;
             return new SingleCopy(control, memory, size, sizes.withDefaults(size, alone), inPlaceRootMax,
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, picksEveryCall,
                     picksOrdinary,

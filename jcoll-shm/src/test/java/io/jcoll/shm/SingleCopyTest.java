@@ -206,8 +206,8 @@ class SingleCopyTest {
     /**
      * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls, gathers
      * and out-of-place broadcasts from 128 KiB, all-reduces from 8 to 32 MiB, in-place all-to-alls at 2-8 MiB and
-     * in-place broadcasts from their roots (rank 0 picking), and real calls of 160 KiB-8 MiB on either side of those sizes
-     * are right; with crews on any rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB
+     * in-place broadcasts from their roots (rank 0 picking), and real calls of 160 KiB-8 MiB on either side of
+     * those sizes are right; with crews on any rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB
      * and no broadcasts; all-reduces from 8 to 32 MiB where every rank copies alone, however many, none with a crew
      * on any rank; every rank saying the same.
      */
@@ -632,7 +632,6 @@ class SingleCopyTest {
         }
     }
 
-    /** An out-of-place broadcast of {@code count} floats from {@code root}, checked element by element. */
     /**
      * Where rank 0 picks (two ranks that copy alone, JCOLL_SHM_SINGLE_COPY=auto), an in-place broadcast's root is
      * offered for reading at any size, above {@link SingleCopy#ALONE_IN_PLACE_ROOT_MAX_BYTES} too: the receiver
@@ -683,6 +682,7 @@ class SingleCopyTest {
         });
     }
 
+    /** An out-of-place broadcast of {@code count} floats from {@code root}, checked element by element. */
     private static void broadcastIsRight(Communicator comm, long seed, int count, int root) {
         ByteBuffer in = buffer(true, count);
         for (int i = 0; i < count; i++) {
