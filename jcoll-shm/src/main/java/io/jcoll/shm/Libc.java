@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
 import java.util.Optional;
 
 /**
- * The C library's functions this transport calls ({@link ProcessVmRead}, {@link Tracer}), bound through
+ * The C library's functions this transport calls ({@link ProcessVm}, {@link Tracer}), bound through
  * {@code java.lang.foreign} from JDK 22. This code is compiled for Java 17, so the API is reached by reflection,
  * once, and each function is called through a method handle whose first argument is where the call leaves its
  * errno ({@link Errno}); on JDK 17-21 nothing can be bound and {@link #unavailableReason} says so. Binding only:

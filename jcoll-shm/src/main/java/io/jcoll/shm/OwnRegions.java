@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * This process's shared allocations ({@link SharedRegions}, {@link io.jcoll.SharedMemory}) by address: which one,
  * if any, a buffer a rank publishes for its peers lies in, so that they can map it ({@link PeerRegions}) rather than
- * read it with {@link ProcessVmRead}. The index is rebuilt only when an allocation is made or freed; a lookup scans
+ * read it with {@link ProcessVm}. The index is rebuilt only when an allocation is made or freed; a lookup scans
  * it (a process holds a few allocations) and counts a region only while its mapping is reachable, so that memory
  * the garbage collector freed and the system handed out again is never taken for it.
  */
@@ -71,7 +71,7 @@ final class OwnRegions {
                     int n = 0;
                     for (SharedRegions.Region r : live) {
                         ByteBuffer mapping = r.mapping().get();
-                        long base = mapping == null ? 0 : ProcessVmRead.address(mapping);
+                        long base = mapping == null ? 0 : ProcessVm.address(mapping);
                         if (base != 0) {
                             fresh[n++] = new Entry(base, base + r.bytes(), r);
                         }

@@ -8,14 +8,16 @@ import java.nio.ByteOrder;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Reads the peers' process memory with {@link ProcessVmRead} (Linux's cross-memory attach): one copy from a
+ * Reads the peers' process memory with {@link ProcessVm} (Linux's cross-memory attach): one copy from a
  * peer's buffer into this rank's, as Open MPI's shared-memory path does for large messages. The kernel allows it
  * where this process may trace the peer (the same user and a Yama {@code ptrace_scope} that permits it, or root);
  * {@link #probe} finds out by reading a word whose address and value the peer published, which also proves that
- * the pid names the peer's process and not another one (of another pid namespace, say). Only reads: nothing here
- * writes another process's memory, and a wrong address gives a clear failure or wrong bytes in this rank's own
- * buffer, never a fault. Memory a peer allocated to be shared ({@link io.jcoll.SharedMemory}) is read through this
- * rank's own mapping of it instead ({@link PeerRegions}): a plain copy, no system call, no pages pinned.
+ * the pid names the peer's process and not another one (of another pid namespace, say). A read at a wrong address
+ * gives a clear failure or wrong bytes in this rank's own buffer, never a fault. A peer's memory is written only
+ * within the range that the peer's own record grants for the current call ({@link WriteGrant}), read out of the
+ * peer's private memory and never taken from the segment. Memory a peer allocated to be shared
+ * ({@link io.jcoll.SharedMemory}) is read through this rank's own mapping of it instead ({@link PeerRegions}): a
+ * plain copy, no system call, no pages pinned.
  */
 final class PeerMemory {
 
@@ -26,14 +28,21 @@ final class PeerMemory {
     // tests, which way a call went
     private static final LongAdder MAPPED_BYTES = new LongAdder();
     private static final LongAdder KERNEL_READ_BYTES = new LongAdder();
+    private static final LongAdder KERNEL_WRITE_BYTES = new LongAdder();
+    private static final ThreadLocal<ByteBuffer> GRANT = ThreadLocal.withInitial(
+            () -> ByteBuffer.allocateDirect(WriteGrant.BYTES).order(ByteOrder.nativeOrder()));
 
     private final int rank;
     private final long[] pids;
+    private final long[] grants;  // by rank: the address of its WriteGrant, as its canary proved; 0: unknown
+    private final long[] canaries; // by rank: the canary its grant starts with
     private final PeerRegions regions;
 
-    private PeerMemory(int rank, long[] pids) {
+    private PeerMemory(int rank, long[] pids, long[] grants, long[] canaries) {
         this.rank = rank;
         this.pids = pids;
+        this.grants = grants;
+        this.canaries = canaries;
         this.regions = new PeerRegions(pids);
     }
 
@@ -58,22 +67,23 @@ final class PeerMemory {
         return view;
     }
 
-    /** The memory of the processes {@code pids} (by rank), without a probe. */
+    /** The memory of the processes {@code pids} (by rank), without a probe: read only, no grant known. */
     static PeerMemory of(int rank, long[] pids) {
-        return new PeerMemory(rank, pids.clone());
+        return new PeerMemory(rank, pids.clone(), new long[pids.length], new long[pids.length]);
     }
 
     /**
      * Reads each peer's canary word ({@code pids}, {@code canaryAddresses} and {@code canaryValues} by rank; this
      * rank's own entry is skipped): the memory, or null with the reason in {@code why[0]} where this JDK cannot
-     * read another process's memory or a peer's word cannot be read or holds something else.
+     * read another process's memory or a peer's word cannot be read or holds something else. Each canary starts its
+     * rank's {@link WriteGrant}, whose address the memory keeps.
      */
     static PeerMemory probe(int rank, long[] pids, long[] canaryAddresses, long[] canaryValues, String[] why) {
-        why[0] = ProcessVmRead.unavailableReason();
+        why[0] = ProcessVm.unavailableReason();
         if (why[0] != null) {
             return null;
         }
-        PeerMemory memory = of(rank, pids);
+        PeerMemory memory = new PeerMemory(rank, pids.clone(), canaryAddresses.clone(), canaryValues.clone());
         ByteBuffer word = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
         for (int peer = 0; peer < pids.length; peer++) {
             if (peer == rank) {
@@ -122,13 +132,16 @@ final class PeerMemory {
         long at = address;
         try {
             if (dst.isDirect()) {
+                int bytes = dst.remaining();
                 readFully(peer, at, dst);
+                KERNEL_READ_BYTES.add(bytes);
                 return;
             }
             ByteBuffer bounce = BOUNCE.get();
             while (dst.hasRemaining()) {
                 bounce.clear().limit(Math.min(bounce.capacity(), dst.remaining()));
                 readFully(peer, at, bounce);
+                KERNEL_READ_BYTES.add(bounce.position());
                 at += bounce.position();
                 dst.put(bounce.flip());
             }
@@ -154,17 +167,73 @@ final class PeerMemory {
         }
     }
 
+    /**
+     * The range {@code peer} granted for its call number {@code call} (counted alike on every rank), read out of the
+     * peer's own record ({@link WriteGrant}), at least {@code bytes} long.
+     *
+     * @throws PeerFailureException where the record cannot be read, does not hold the peer's canary, is for another
+     *     call or grants less: the segment that said the peer takes writes was overwritten, or the peer is gone
+     */
+    WriteGrant.Range granted(int peer, long call, long bytes, String operation) {
+        if (grants[peer] == 0) {
+            throw new PeerFailureException(operation, rank, peer, "rank " + peer + "'s grant was never read, so its "
+                    + "memory is not written");
+        }
+        ByteBuffer record = GRANT.get().clear();
+        try {
+            readFully(peer, grants[peer], record);
+        } catch (IOException e) {
+            throw new PeerFailureException(operation, rank, peer, "could not read rank " + peer + "'s grant (process "
+                    + pids[peer] + "): " + e.getMessage(), e);
+        }
+        long canary = record.getLong(WriteGrant.CANARY_AT);
+        long granted = record.getLong(WriteGrant.CALL_AT);
+        WriteGrant.Range range = new WriteGrant.Range(record.getLong(WriteGrant.ADDRESS_AT),
+                record.getLong(WriteGrant.LENGTH_AT));
+        if (canary != canaries[peer] || granted != call || range.address() == 0 || range.length() < bytes) {
+            throw new PeerFailureException(operation, rank, peer, "rank " + peer + "'s own record grants "
+                    + (canary != canaries[peer] ? "nothing (its canary is gone)" : range.length() + " bytes in call #"
+                    + granted) + " where the segment says it takes " + bytes + " bytes in call #" + call
+                    + ": another process overwrote the segment; nothing was written");
+        }
+        return range;
+    }
+
+    /**
+     * Writes {@code src.remaining()} bytes of the direct buffer {@code src} into {@code peer}'s memory at
+     * {@code offset} within the range it {@code granted} ({@link #granted}); safe from several threads at once.
+     */
+    void write(int peer, WriteGrant.Range granted, long offset, ByteBuffer src, String operation) {
+        if (!granted.holds(offset, src.remaining())) {
+            throw new IllegalArgumentException(src.remaining() + " bytes at " + offset + " do not lie within the "
+                    + granted.length() + " bytes rank " + peer + " granted");
+        }
+        long at = granted.address() + offset;
+        try {
+            while (src.hasRemaining()) {
+                int n = ProcessVm.write(pids[peer], at, src);
+                if (n == 0) {
+                    throw new IOException("nothing could be written at 0x" + Long.toHexString(at));
+                }
+                at += n;
+            }
+        } catch (IOException e) {
+            throw new PeerFailureException(operation, rank, peer, "could not write rank " + peer + "'s buffer at 0x"
+                    + Long.toHexString(at) + " (process " + pids[peer] + "): " + e.getMessage(), e);
+        }
+        KERNEL_WRITE_BYTES.add(at - granted.address() - offset);
+    }
+
     /** Fills the direct buffer {@code dst} from {@code peer}'s memory at {@code address}, as many reads as it takes. */
     private void readFully(int peer, long address, ByteBuffer dst) throws IOException {
         long at = address;
         while (dst.hasRemaining()) {
-            int n = ProcessVmRead.read(pids[peer], at, dst);
+            int n = ProcessVm.read(pids[peer], at, dst);
             if (n == 0) {
                 throw new IOException("nothing could be read at 0x" + Long.toHexString(at));
             }
             at += n;
         }
-        KERNEL_READ_BYTES.add(at - address);
     }
 
     /** Bytes of peers' memory read through mappings by every rank of this process so far. */
@@ -175,5 +244,10 @@ final class PeerMemory {
     /** Bytes of peers' memory read with process_vm_readv by every rank of this process so far. */
     static long kernelReadBytes() {
         return KERNEL_READ_BYTES.sum();
+    }
+
+    /** Bytes of peers' memory written with process_vm_writev by every rank of this process so far. */
+    static long kernelWriteBytes() {
+        return KERNEL_WRITE_BYTES.sum();
     }
 }

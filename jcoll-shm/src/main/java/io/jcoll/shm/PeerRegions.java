@@ -20,7 +20,7 @@ import java.util.Set;
  * peer, its descriptor there and its id, {@link Control#publishSource}), and this rank opens the file through
  * {@code /proc/<pid>/fd/<fd>}, checks that its header holds that id, and maps it read-only once; its reads of that
  * memory are then a plain copy ({@link #view}). Where a file cannot be opened or is not the one named, the rank
- * reads with {@link ProcessVmRead} as for any buffer: how a rank reads is its own business, the phases of the call
+ * reads with {@link ProcessVm} as for any buffer: how a rank reads is its own business, the phases of the call
  * are the same either way. Used by one rank's threads: {@link #see} by the rank's own, before it shares the work.
  */
 final class PeerRegions {

@@ -25,7 +25,10 @@ import java.util.function.IntToLongFunction;
  * (a heap buffer, an array, GPU memory) or should not be (a large broadcast's root in place), and whether its call
  * is in place: that is the rank's own business, so it is settled through the published words, which every rank
  * sees alike, and never by a rank alone. An all-to-all in which any rank is in place goes in chunks, a phase each,
- * so that no block is overwritten before its reader is done ({@link #exchange}).
+ * so that no block is overwritten before its reader is done ({@link #exchange}). One call also writes: the root of
+ * a broadcast in place, which has nothing of its own to copy, writes part of the message into each receiver's
+ * output while the receivers read the rest, within what each receiver granted for the call in its own memory
+ * ({@link #broadcast}, {@link WriteGrant}).
  *
  * <p>A buffer from {@link io.jcoll.SharedMemory} is published with the allocation it lies in, and its peers read it
  * through their own mappings of it ({@link PeerRegions}: a plain copy, where {@code process_vm_readv} pins every
@@ -164,6 +167,8 @@ final class SingleCopy {
     static final long NO_IN_PLACE_ROOT = -1;
     /** A size setting not given: the default applies. */
     private static final long UNSET = -1;
+    /** Where an in-place broadcast's root's share of the message ends: on a page, as the kernel pins them. */
+    private static final long SHARE_ALIGN_BYTES = 4096;
     /** Bytes a crew member reads in one go from memory it can view: a read is one system call. */
     private static final int VIEW_CHUNK_BYTES = 4 << 20;
     /** Bytes of each peer's input an all-reduce reads at a time, to reduce while they are in this core's cache. */
@@ -184,13 +189,15 @@ final class SingleCopy {
     private final long mappedReduceMinBytes; // all-reduces whose buffers are all shared allocations, from here
     private final long wholeReadMaxBytes;   // two-rank all-reduces of shared inputs reduced whole, up to here; or -1
     private final OwnRegions.Found[][] callRegions; // by slot, by rank: the current call's shared allocations, or null
+    private final WriteGrant grant;          // what this rank's current call lets its peers write (its canary first)
+    private long calls;                     // this rank's calls of this path so far: the same count on every rank
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
                                             // chunk of every peer's input an all-reduce reads to reduce
 
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
                        long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
                        boolean picksEveryCall, boolean picksOrdinary, long mappedReduceMinBytes,
-                       long wholeReadMaxBytes) {
+                       long wholeReadMaxBytes, WriteGrant grant) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -205,6 +212,7 @@ final class SingleCopy {
         this.mappedReduceMinBytes = mappedReduceMinBytes;
         this.wholeReadMaxBytes = wholeReadMaxBytes;
         this.callRegions = new OwnRegions.Found[2][size];
+        this.grant = grant;
     }
 
     /**
@@ -253,7 +261,7 @@ final class SingleCopy {
      * What a rank brings to the agreement, made before it claims its block in the segment: its settings
      * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN, _REDUCE_MIN,
      * JCOLL_SHM_TRACER), the threads of its crew ({@code crew}, itself included), and a canary, a word of its memory
-     * whose address and random value it publishes for its peers to read.
+     * whose address and random value it publishes for its peers to read: the first word of its {@link WriteGrant}.
      */
     static Offer offer(Settings settings, Control control, int rank, int crew) {
         String mode = settings.get("JCOLL_SHM_SINGLE_COPY").orElse("auto");
@@ -269,14 +277,12 @@ final class SingleCopy {
                 size(settings, "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN"),
                 size(settings, "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN"),
                 size(settings, "JCOLL_SHM_SINGLE_COPY_REDUCE_MIN"));
-        ByteBuffer canary = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
-        long value = RANDOM.nextLong();
-        canary.putLong(0, value);
+        WriteGrant grant = new WriteGrant(RANDOM.nextLong());
         Tracer.Mode tracer = Tracer.mode(settings);
         boolean on = !mode.equals("off");
         // off: not even bound (binding a native call makes the JVM warn without --enable-native-access)
-        control.publishCanary(rank, on ? ProcessVmRead.address(canary) : 0, value);
-        return new Offer(rank, on, picking, given, tracer, crew, canary);
+        control.publishCanary(rank, on ? grant.address() : 0, grant.canary());
+        return new Offer(rank, on, picking, given, tracer, crew, grant);
     }
 
     /** Where rank 0 picks single copy or the slots call by call ({@link PathChooser}), by JCOLL_SHM_SINGLE_COPY. */
@@ -302,10 +308,10 @@ final class SingleCopy {
 
     /**
      * A rank's settings (sizes as given, {@link #UNSET} where not; whom it lets read its memory where Yama asks),
-     * the threads that share its copies, and its canary (kept reachable until every peer has read it).
+     * the threads that share its copies, and its grant, whose canary every peer reads.
      */
     record Offer(int rank, boolean on, Picking picking, Sizes sizes, Tracer.Mode tracer, int crew,
-                 ByteBuffer canary) {
+                 WriteGrant grant) {
 
         /**
          * Once every rank has claimed its block (its pid and canary are there): where its peers are other
@@ -318,7 +324,7 @@ final class SingleCopy {
         SingleCopy agree(Control control, Slots slots, Waiter waiter, int size) {
             String[] why = {on ? null : "JCOLL_SHM_SINGLE_COPY=off"};
             String tracerSays = null;
-            if (on && ProcessVmRead.unavailableReason() == null && inSeveralProcesses(control, size)) {
+            if (on && ProcessVm.unavailableReason() == null && inSeveralProcesses(control, size)) {
                 tracerSays = Tracer.letSiblingsRead(tracer);
             }
             slots.publish();
@@ -338,7 +344,6 @@ final class SingleCopy {
             control.publishSingleCopy(rank, memory != null, sizes, crew);
             slots.publish();
             waiter.awaitAll(3); // every peer has read this rank's canary
-            java.lang.ref.Reference.reachabilityFence(canary);
             boolean alone = true;
             for (int r = 0; r < size && why[0] == null; r++) {
                 alone &= control.crew(r) == 1;
@@ -360,7 +365,7 @@ final class SingleCopy {
             }
             if (why[0] != null) {
                 return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null,
-                        false, false, Long.MAX_VALUE, -1);
+                        false, false, Long.MAX_VALUE, -1, grant);
             }
             boolean twoAlone = size == 2 && alone;
             // rank 0 picks for all (PathChooser): its setting is the one that counts. By default only where two
@@ -377,7 +382,7 @@ final class SingleCopy {
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, picksEveryCall,
                     picksOrdinary,
                     size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE,
-                    twoAlone ? WHOLE_READ_MAX_BYTES : -1);
+                    twoAlone ? WHOLE_READ_MAX_BYTES : -1, grant);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -473,10 +478,17 @@ final class SingleCopy {
                 : chooser.slotsNext(call) ? PathChooser.Pick.SLOTS : PathChooser.Pick.READ;
         control.publishSource(s.rank(), readable(call, source, sourceRegion != null, inPlaceRootMaxBytes) ? source : 0,
                 sourceRegion, call.inPlace(), pick);
+        long number = ++calls;
         boolean reduction = call.operation() == Operation.ALL_REDUCE;
         if (reduction) {
             long output = address(call.recv()); // where peers read its reduced slice
             control.publishOutput(s.rank(), output, OwnRegions.find(output, 1));
+        } else if (call.operation() == Operation.BROADCAST && s.rank() != call.root()) {
+            long output = address(call.recv()); // where an in-place root may write its share
+            if (output != 0) {
+                grant.grant(number, output, call.count() * call.type().size());
+            }
+            control.publishOutput(s.rank(), output, null);
         }
         s.publish();
         s.awaitAll();
@@ -517,7 +529,7 @@ final class SingleCopy {
         } else if (sources != null && inPlaceAllToAll) {
             exchange(s, call, sources);
         } else if (sources != null) {
-            move(s, call, sources);
+            move(s, call, sources, number);
         }
         s.publish(); // done reading
         s.awaitAll();
@@ -624,7 +636,7 @@ final class SingleCopy {
         if (!(buffer instanceof HostBuffer host) || !host.isByteAddressable()) {
             return 0;
         }
-        return ProcessVmRead.address(host.readable(0, 1, null));
+        return ProcessVm.address(host.readable(0, 1, null));
     }
 
     /**
@@ -763,14 +775,14 @@ final class SingleCopy {
      * This rank's blocks of {@code count} elements, read from each peer (all-to-all: block {@code rank} of the
      * peer's input; the gathers: its whole input) or copied from its own input, in chunks that the crew shares
      * where the output can be viewed (else a slot's worth at a time through the stage). A gather's other ranks
-     * read nothing: they only wait. A broadcast: {@link #broadcast}.
+     * read nothing: they only wait. A broadcast: {@link #broadcast}, its call {@code number}.
      */
-    private void move(Slots s, Call call, long[] sources) {
+    private void move(Slots s, Call call, long[] sources, long number) {
         if (call.operation() == Operation.GATHER && s.rank() != call.root()) {
             return;
         }
         if (call.operation() == Operation.BROADCAST) {
-            broadcast(s, call, sources[call.root()]);
+            broadcast(s, call, sources[call.root()], number);
             return;
         }
         inShares(s, call, (at, length) -> readBlocks(s, call, sources, at, length));
@@ -868,21 +880,73 @@ final class SingleCopy {
     }
 
     /**
-     * A receiver reads the whole message from the root's input; the root copies its input to its output, or in place
-     * has nothing to do but wait for the readers ({@link #run}'s last phase).
+     * A receiver reads the whole message from the root's input; the root copies its input to its output. In place
+     * the root has nothing of its own to copy, so where every receiver's output can be written, it writes the start
+     * of the message into each receiver's output ({@link #rootShareBytes}) while the receivers read the rest: the
+     * copies of a two-rank broadcast go on both CPUs where they went on one. Every rank sees the same published
+     * words, so all agree where the share ends; {@link #run}'s last phase keeps each receiver in its call until the
+     * root is done.
      */
-    private void broadcast(Slots s, Call call, long rootSource) {
-        boolean isRoot = s.rank() == call.root();
+    private void broadcast(Slots s, Call call, long rootSource, long number) {
+        int root = call.root();
+        boolean isRoot = s.rank() == root;
+        long message = call.count() * call.type().size();
+        long share = rootShareBytes(call);
+        String operation = call.operation().label();
         if (isRoot && call.inPlace()) {
+            if (share > 0) {
+                writeShare(s, call, share, number);
+            }
             return;
         }
         StagedAccess out = (StagedAccess) call.recv();
-        String operation = call.operation().label();
-        inShares(s, call, (at, length) -> {
+        inShares(s, call.type().size(), isRoot ? 0 : share, message, (at, length) -> {
             if (isRoot) { // its input is direct memory here (it published an address): a view
                 s.copyAcross((StagedAccess) call.send(), at, length, out, at);
             } else {
-                readInto(s, out, at, length, call.root(), rootSource + at, operation);
+                readInto(s, out, at, length, root, rootSource + at, operation);
+            }
+        });
+    }
+
+    /**
+     * The bytes at the start of a broadcast's message that its root writes into every receiver's output: where the
+     * root is in place and every receiver published an output it can be written in ({@link WriteGrant}), the whole
+     * pages of a rank's even part, so that the root and each receiver copy about as much; else 0. The same on every
+     * rank: from the published words. On the 2-vCPU VM (benchmarks/RESULTS.md, 2026-12-02) half took 0.46x and 0.63x
+     * Open MPI's time at 8 and 32 MB where 0.6 took 0.72x and 0.71x. Not out of place, where the root copies the whole
+     * message to its own output besides: a third written there took 0.61x and 0.84x where none took 0.97x and 1.23x
+     * on the VM, whose own copy went about three times as fast as a kernel copy, but 0.94-1.23x at 2 MB and
+     * 0.96-1.01x at 8 MB where none took 0.80-0.88x and 0.76-0.89x on two CPUs of the GPU host's Xeon.
+     */
+    private long rootShareBytes(Call call) {
+        int root = call.root();
+        if (size < 2 || !control.sourceInPlace(root) || published(control::output, r -> r != root) == null) {
+            return 0;
+        }
+        long message = call.count() * call.type().size();
+        long share = message / size / SHARE_ALIGN_BYTES * SHARE_ALIGN_BYTES;
+        return share - share % call.type().size();
+    }
+
+    /**
+     * The in-place root's {@code share} of the message written into every receiver's output, within the range each
+     * receiver's own record grants for call {@code number} ({@link PeerMemory#granted}), read first.
+     */
+    private void writeShare(Slots s, Call call, long share, long number) {
+        String operation = call.operation().label();
+        int root = call.root();
+        WriteGrant.Range[] granted = new WriteGrant.Range[size];
+        for (int k = 1; k < size; k++) {
+            int peer = (root + k) % size;
+            granted[peer] = memory.granted(peer, number, share, operation);
+        }
+        StagedAccess in = (StagedAccess) call.send();
+        inShares(s, call.type().size(), 0, share, (at, length) -> {
+            ByteBuffer from = s.readable(in, at, length); // direct memory here (the root published an address)
+            for (int k = 1; k < size; k++) {
+                int peer = (root + k) % size;
+                memory.write(peer, granted[peer], at, from.duplicate(), operation);
             }
         });
     }
@@ -900,12 +964,16 @@ final class SingleCopy {
      */
     private static void inShares(Slots s, Call call, ByteRange body) {
         int typeSize = call.type().size();
-        long count = call.count();
+        inShares(s, typeSize, 0, call.count() * typeSize, body);
+    }
+
+    /** {@code body} over bytes {@code [first, end)} of a block, whole elements of {@code typeSize}, as above. */
+    private static void inShares(Slots s, int typeSize, long first, long end, ByteRange body) {
         long chunk = s.viewsOnly() ? Math.max(1, VIEW_CHUNK_BYTES / typeSize) : s.elementsPerSlot(typeSize);
-        for (long from = 0; from < count; from += chunk) {
+        for (long from = first / typeSize, count = end / typeSize; from < count; from += chunk) {
             int elements = (int) Math.min(chunk, count - from);
-            long first = from * typeSize;
-            s.share(elements, typeSize, (lo, hi) -> body.run(first + (long) lo * typeSize, (hi - lo) * typeSize));
+            long at = from * typeSize;
+            s.share(elements, typeSize, (lo, hi) -> body.run(at + (long) lo * typeSize, (hi - lo) * typeSize));
         }
     }
 

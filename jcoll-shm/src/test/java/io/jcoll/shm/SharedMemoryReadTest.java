@@ -53,7 +53,7 @@ class SharedMemoryReadTest {
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {2, 3})
     void sharedBuffersAreReadThroughMappings(int n) {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         long seed = new SplittableRandom().nextLong();
         int port = ShmGroup.freePort();
         long before = PeerMemory.mappedBytes();
@@ -90,7 +90,7 @@ class SharedMemoryReadTest {
      */
     @Test
     void midSizedAllReducesReadSharedBuffersOnly() {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int n = 2;
         int[] counts = {262_147};
         int port = ShmGroup.freePort();
@@ -131,7 +131,7 @@ class SharedMemoryReadTest {
      */
     @Test
     void aProcessRankAndAThreadRankReadEachOthersSharedBuffers(@TempDir Path dir) throws Exception {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         long seed = new SplittableRandom().nextLong();
         int port = ShmGroup.freePort();
         Map<String, String> settings = new HashMap<>(EVERY_CALL);
@@ -180,7 +180,7 @@ class SharedMemoryReadTest {
      */
     @RepeatedTest(5)
     void aTruncatedSharedBufferIsNamedOnEveryRank() {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int n = 2;
         int count = 100_003;
         int port = ShmGroup.freePort();
@@ -190,7 +190,7 @@ class SharedMemoryReadTest {
                 ByteBuffer out = SharedCalls.floats((long) count * n, true);
                 comm.allGather(HostBuffer.of(in, DataType.FLOAT32), HostBuffer.of(out, DataType.FLOAT32), count);
                 if (rank == 0) {
-                    OwnRegions.Found region = OwnRegions.find(ProcessVmRead.address(in), 1);
+                    OwnRegions.Found region = OwnRegions.find(ProcessVm.address(in), 1);
                     try (FileChannel file = FileChannel.open(Path.of("/proc/self/fd/" + region.fd()),
                             StandardOpenOption.WRITE)) {
                         file.truncate(0);

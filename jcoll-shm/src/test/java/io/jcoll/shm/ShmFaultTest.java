@@ -39,8 +39,11 @@ class ShmFaultTest {
     static final Pattern IN = Pattern.compile("\\[ *(\\d+)] IN pid=(\\d+) transport=(\\w+)");
     static final Pattern CAUGHT = Pattern.compile("\\[ *(\\d+)] CAUGHT (\\w+) peer=(-?\\d+) at=(\\d+): (.*)");
 
-    /** The job's output, when rank 1 was signalled, and the stalls of the whole host this JVM saw meanwhile. */
-    record Job(List<String> lines, long signalledAt, StallWatch stalls) {
+    /**
+     * The job's output, its rank processes, when rank 1 was signalled, and the stalls of the whole host this JVM saw
+     * meanwhile.
+     */
+    record Job(List<String> lines, int ranks, long signalledAt, StallWatch stalls) {
     }
 
     static Job runAndSignal(String signal, Path dir) throws Exception {
@@ -51,13 +54,18 @@ class ShmFaultTest {
         return runAndSignal(signal, dir, op, Map.of());
     }
 
+    static Job runAndSignal(String signal, Path dir, String op, Map<String, String> settings) throws Exception {
+        return runAndSignal(signal, dir, op, settings, RANKS);
+    }
+
     /**
-     * {@link #RANKS} rank processes looping over 1 MB calls of {@code op} with {@code settings} besides the test's;
+     * {@code ranks} rank processes looping over 1 MB calls of {@code op} with {@code settings} besides the test's;
      * {@code signal} (null: none) for rank 1 once all are in.
      */
-    static Job runAndSignal(String signal, Path dir, String op, Map<String, String> settings) throws Exception {
+    static Job runAndSignal(String signal, Path dir, String op, Map<String, String> settings, int ranks)
+            throws Exception {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.jcoll.launch.Launcher", "-n", Integer.toString(RANKS), "--",
+                "-cp", System.getProperty("java.class.path"), "io.jcoll.launch.Launcher", "-n", Integer.toString(ranks), "--",
                 LoopingRankMain.class.getName(), "1024", signal == null ? "60" : "100000000", op);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("JCOLL_TIMEOUT", TIMEOUT_SECONDS + "s");
@@ -94,7 +102,7 @@ class ShmFaultTest {
                     if (m.group(1).equals("1")) {
                         victim = Long.parseLong(m.group(2));
                     }
-                    if (in == RANKS && signal != null) {
+                    if (in == ranks && signal != null) {
                         Thread.sleep(300);
                         signalledAt = System.currentTimeMillis();
                         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(victim)).start().waitFor());
@@ -108,7 +116,7 @@ class ShmFaultTest {
         if (signal != null) {
             new ProcessBuilder("kill", "-KILL", Long.toString(victim)).start().waitFor(); // a stopped one, if still there
         }
-        return new Job(lines, signalledAt, stalls);
+        return new Job(lines, ranks, signalledAt, stalls);
     }
 
     private static void assertSurvivorsNamedRankOne(Job job, Set<String> exceptions, long boundMillis, String what) {
@@ -129,7 +137,7 @@ class ShmFaultTest {
                         + " of them a stall of the host: " + line);
             }
         }
-        assertEquals(RANKS - 1, survivors, String.join("\n", job.lines()));
+        assertEquals(job.ranks() - 1, survivors, String.join("\n", job.lines()));
     }
 
     private static void assertEmpty(Path dir) throws Exception {
@@ -159,8 +167,8 @@ class ShmFaultTest {
      */
     @Test
     void rankProcessesReadEachOthersBuffers(@TempDir Path dir) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVmRead.unavailableReason() == null,
-                ProcessVmRead.unavailableReason()); // the ranks run this JVM's java
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVm.unavailableReason() == null,
+                ProcessVm.unavailableReason()); // the ranks run this JVM's java
         Job job = runAndSignal(null, dir, "alltoall");
         long in = job.lines().stream().filter(l -> IN.matcher(l).find()).count();
         assertEquals(RANKS, in, String.join("\n", job.lines()));
@@ -179,8 +187,8 @@ class ShmFaultTest {
      */
     @Test
     void inPlaceAllToAllsReadInChunksAreRightAndARankKilledInOneIsNamed(@TempDir Path dir) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVmRead.unavailableReason() == null,
-                ProcessVmRead.unavailableReason());
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVm.unavailableReason() == null,
+                ProcessVm.unavailableReason());
         rightThenKilledIsNamed(dir, "alltoall-in-place", Map.of("JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1"),
                 "all-to-alls from 512 KiB (in place from 512 KiB, through at most",
                 "SIGKILL during an in-place all-to-all read in chunks");
@@ -193,25 +201,30 @@ class ShmFaultTest {
      */
     @Test
     void allReducesReadAcrossProcessesAreRightAndARankKilledInOneIsNamed(@TempDir Path dir) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVmRead.unavailableReason() == null,
-                ProcessVmRead.unavailableReason());
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVm.unavailableReason() == null,
+                ProcessVm.unavailableReason());
         rightThenKilledIsNamed(dir, "allreduce", Map.of("JCOLL_SHM_SINGLE_COPY_REDUCE_MIN", "1"),
                 "and all-reduces from 1 B", "SIGKILL during an all-reduce read across processes");
     }
 
-    /**
-     * {@link #RANKS} rank processes run {@code op} with {@code settings} to the end, every result checked and every rank's
-     * network saying {@code networkSays}; then again with rank 1 killed, named by every survivor at once. No file
-     * is left either time.
-     */
     private static void rightThenKilledIsNamed(Path dir, String op, Map<String, String> settings, String networkSays,
                                                String what) throws Exception {
-        Job job = runAndSignal(null, dir, op, settings);
-        assertEquals(RANKS, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
+        rightThenKilledIsNamed(dir, op, settings, networkSays, what, RANKS);
+    }
+
+    /**
+     * {@code ranks} rank processes run {@code op} with {@code settings} to the end, every result checked and every
+     * rank's network saying {@code networkSays}; then again with rank 1 killed, named by every survivor at once. No
+     * file is left either time.
+     */
+    private static void rightThenKilledIsNamed(Path dir, String op, Map<String, String> settings, String networkSays,
+                                               String what, int ranks) throws Exception {
+        Job job = runAndSignal(null, dir, op, settings, ranks);
+        assertEquals(ranks, job.lines().stream().filter(l -> l.endsWith("DONE")).count(), String.join("\n", job.lines()));
         assertTrue(job.lines().stream().filter(l -> IN.matcher(l).find()).allMatch(l -> l.contains(networkSays)),
                 String.join("\n", job.lines()));
         assertEmpty(dir);
-        Job killed = runAndSignal("KILL", dir, op, settings);
+        Job killed = runAndSignal("KILL", dir, op, settings, ranks);
         assertSurvivorsNamedRankOne(killed, Set.of("PeerFailureException"), (TIMEOUT_SECONDS + 1) * 1000L, what);
         assertEmpty(dir);
     }
@@ -225,6 +238,21 @@ class ShmFaultTest {
     void aRankKilledInBroadcastsIsNamedByReceiversThatWaitOnlyOnTheRoot(@TempDir Path dir) throws Exception {
         rightThenKilledIsNamed(dir, "broadcast", Map.of(), "shared memory among the " + RANKS + " ranks",
                 "SIGKILL during broadcasts");
+    }
+
+    /**
+     * Two rank processes that copy alone, in-place broadcasts from rank 0 read up to 2 MB (a single-copy size given:
+     * no pick), so that the root writes half of each 1 MB message into rank 1's buffer with process_vm_writev while
+     * rank 1 reads the rest: every result checked by the ranks; then rank 1 killed in them, named by the root at once.
+     */
+    @Test
+    void inPlaceBroadcastsWhoseRootWritesAcrossProcessesAreRightAndAReceiverKilledIsNamed(@TempDir Path dir)
+            throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVm.unavailableReason() == null,
+                ProcessVm.unavailableReason());
+        rightThenKilledIsNamed(dir, "broadcast", Map.of("JCOLL_SHM_THREADS", "1",
+                        "JCOLL_SHM_SINGLE_COPY_BROADCAST_MIN", "128K"), "in-place broadcasts' roots too up to 2 MiB",
+                "SIGKILL during in-place broadcasts whose root writes", 2);
     }
 
     /** A rank killed while its peers read its buffer, or wait for it to read theirs: named by every survivor at once. */

@@ -10,6 +10,7 @@ import io.jcoll.testing.Case;
 import io.jcoll.testing.Ranks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
@@ -64,7 +65,7 @@ class SingleCopyTest {
     }
 
     private static void matches(int n, Map<String, String> settings) {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         List<Case> cases = new ArrayList<>(Case.matrix(COUNTS, true, n));
         cases.addAll(Case.extendedMatrix(COUNTS, n, cases.size()));
         int port = ShmGroup.freePort();
@@ -137,7 +138,7 @@ class SingleCopyTest {
      */
     @Test
     void ranksThatDifferOnInPlaceAgreeOnThePath() {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int n = 3;
         int port = ShmGroup.freePort();
         long seed = new SplittableRandom().nextLong();
@@ -183,7 +184,7 @@ class SingleCopyTest {
      */
     @Test
     void inPlaceRootsAreOfferedForReadingUpToTheirLimit() {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         HostBuffer direct = HostBuffer.of(buffer(true, 64), DataType.FLOAT32);
         HostBuffer other = HostBuffer.of(buffer(true, 64), DataType.FLOAT32);
         HostBuffer heap = HostBuffer.of(buffer(false, 64), DataType.FLOAT32);
@@ -213,7 +214,7 @@ class SingleCopyTest {
      */
     @Test
     void defaultsFollowWhetherRanksCopyAlone() {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         String alone = "all-to-alls from 128 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
                 + "gathers from 128 KiB, out-of-place broadcasts from 128 KiB and all-reduces from 8 MiB to 32 MiB, "
                 + "in-place broadcasts' roots too;";
@@ -346,7 +347,7 @@ class SingleCopyTest {
      */
     @Test
     void aCallThroughTheSlotsAfterMoreSingleCopyPhasesThanTheLeadLimitRuns() {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int n = 2;
         long calls = Waiter.MAX_LEAD / 2 + 1_000; // two phases a call: past the limit
         int port = ShmGroup.freePort();
@@ -401,7 +402,7 @@ class SingleCopyTest {
     @ValueSource(strings = {"JCOLL_SHM_SINGLE_COPY_MIN", "JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN",
             "JCOLL_SHM_SINGLE_COPY_REDUCE_MIN"})
     void ranksWithDifferentSizesKeepToTheSlotsAlike(String setting) {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int n = 3;
         int port = ShmGroup.freePort();
         Ranks.all(n, Duration.ofMinutes(1), rank -> {
@@ -449,7 +450,7 @@ class SingleCopyTest {
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {2, 3})
     void everyRankTakesTheWayRankZeroPicks(int n) {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         Map<String, String> settings = new HashMap<>(EVERY_CALL);
         settings.put("JCOLL_SHM_SINGLE_COPY", "timed");
         int port = ShmGroup.freePort();
@@ -493,7 +494,7 @@ class SingleCopyTest {
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {2, 3})
     void rankZeroPicksHowTwoRanksAllReduceOrdinaryBuffers(int n) {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int port = ShmGroup.freePort();
         SplittableRandom seeds = new SplittableRandom();
         long[] seedOf = new long[2 * PathChooser.RUN + 2];
@@ -535,14 +536,14 @@ class SingleCopyTest {
     /**
      * As for all-reduces, by default rank 0 picks how two ranks that copy alone all-gather, all-to-all and broadcast
      * ordinary buffers where single copy may take them (from 128 KB): each op reads for its first
-     * {@link PathChooser#RUN} calls (each rank the blocks it receives, by process_vm_readv) and goes through the
-     * slots for as many next; every call is right. Given a single-copy size, rank 0 does not pick: every call reads.
+     * {@link PathChooser#RUN} calls (each rank the blocks it receives, by process_vm_readv; the broadcast's root,
+     * out of place, writes nothing) and goes through the slots for as many next; every call is right. Given a single-copy size, rank 0 does not pick: every call reads.
      * A prime count of about 256 KB a block, fresh random values, the broadcast's root alternating.
      */
     @ParameterizedTest(name = "sizes given: {0}")
     @ValueSource(booleans = {false, true})
     void rankZeroPicksHowTwoRanksMoveOrdinaryBuffers(boolean sizesGiven) {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int n = 2;
         int count = 65_537;
         long block = count * 4L;
@@ -562,8 +563,9 @@ class SingleCopyTest {
                     long seed = seedOf[call];
                     long[] expected = {2 * block, 2 * block, block}; // across, both ranks: the blocks received
                     for (int op = 0; op < 3; op++) {
-                        comm.barrier(); // every rank's reads of the call before are counted before this one's
+                        comm.barrier(); // every rank's copies of the call before are counted before this one's
                         long before = PeerMemory.kernelReadBytes();
+                        long writtenBefore = PeerMemory.kernelWriteBytes();
                         switch (op) {
                             case 0 -> allGatherIsRight(comm, seed, count);
                             case 1 -> allToAllIsRight(comm, seed, count, true, true);
@@ -572,6 +574,8 @@ class SingleCopyTest {
                         comm.barrier();
                         assertEquals(reads ? expected[op] : 0, PeerMemory.kernelReadBytes() - before,
                                 "bytes read by process_vm_readv in call " + call + " of op " + op);
+                        assertEquals(0, PeerMemory.kernelWriteBytes() - writtenBefore,
+                                "bytes written by process_vm_writev in call " + call + " of op " + op);
                     }
                 }
                 return null;
@@ -588,7 +592,7 @@ class SingleCopyTest {
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {2, 3})
     void rankZeroPicksHowTwoRanksReduceScatterOrdinaryBuffers(int n) {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int count = 65_537;
         long block = count * 4L;
         int port = ShmGroup.freePort();
@@ -634,19 +638,22 @@ class SingleCopyTest {
 
     /**
      * Where rank 0 picks (two ranks that copy alone, JCOLL_SHM_SINGLE_COPY=auto), an in-place broadcast's root is
-     * offered for reading at any size, above {@link SingleCopy#ALONE_IN_PLACE_ROOT_MAX_BYTES} too: the receiver
-     * reads the whole message for the first {@link PathChooser#RUN} calls of each root and the slots take as many
-     * next (rank 0 keeps the calls it roots apart from those it receives: only a root's call is in place). Given a
-     * single-copy size, rank 0 does not pick and the root is read up to that limit only: every call goes through the
-     * slots. A prime count just above 2 MiB, fresh random values, the root alternating; every call right.
+     * offered for reading at any size, above {@link SingleCopy#ALONE_IN_PLACE_ROOT_MAX_BYTES} too: for the first
+     * {@link PathChooser#RUN} calls of each root the receiver reads the message and the slots take as many next
+     * (rank 0 keeps the calls it roots apart from those it receives: only a root's call is in place). Where the
+     * receiver's buffer is direct, the root writes the whole pages of the first half into it
+     * ({@code process_vm_writev}) and the receiver reads the rest; where it is an array, the receiver reads it all.
+     * Given a single-copy size, rank 0 does not pick and the root is read up to that limit only: every call goes
+     * through the slots. A prime count just above 2 MiB, fresh random values, the root alternating; every call right.
      */
-    @ParameterizedTest(name = "sizes given: {0}")
-    @ValueSource(booleans = {false, true})
-    void largeInPlaceRootsAreReadWhereRankZeroPicks(boolean sizesGiven) {
-        assumeTrue(ProcessVmRead.unavailableReason() == null, ProcessVmRead.unavailableReason());
+    @ParameterizedTest(name = "sizes given: {0}, receivers' buffers arrays: {1}")
+    @CsvSource({"false, false", "false, true", "true, false"})
+    void largeInPlaceRootsAreReadWhereRankZeroPicks(boolean sizesGiven, boolean arrays) {
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int n = 2;
         int count = 524_309; // floats: 2 MiB and 84 bytes
         long bytes = count * 4L;
+        long share = arrays ? 0 : bytes / 2 / 4096 * 4096; // what the root writes
         assertTrue(bytes > SingleCopy.ALONE_IN_PLACE_ROOT_MAX_BYTES);
         int port = ShmGroup.freePort();
         Map<String, String> settings = sizesGiven
@@ -659,21 +666,28 @@ class SingleCopyTest {
         }
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
-                ByteBuffer data = buffer(true, count);
+                ByteBuffer direct = buffer(true, count);
+                float[] array = new float[count];
                 for (int call = 0; call < seedOf.length; call++) {
                     boolean reads = !sizesGiven && call / n < PathChooser.RUN;
                     int root = call % n;
+                    boolean onHeap = arrays && rank != root;
                     for (int i = 0; i < count; i++) { // the receiver's old contents differ from the root's
-                        data.putFloat(i * 4, value(seedOf[call], rank, 5, i));
+                        float v = value(seedOf[call], rank, 5, i);
+                        direct.putFloat(i * 4, v);
+                        array[i] = v;
                     }
-                    comm.barrier(); // every rank's reads of the call before are counted before this one's
-                    long before = PeerMemory.kernelReadBytes();
-                    comm.broadcast(HostBuffer.of(data, DataType.FLOAT32), root);
+                    comm.barrier(); // every rank's copies of the call before are counted before this one's
+                    long readBefore = PeerMemory.kernelReadBytes();
+                    long writtenBefore = PeerMemory.kernelWriteBytes();
+                    comm.broadcast(onHeap ? HostBuffer.of(array) : HostBuffer.of(direct, DataType.FLOAT32), root);
                     comm.barrier();
-                    assertEquals(reads ? bytes : 0, PeerMemory.kernelReadBytes() - before,
+                    assertEquals(reads ? bytes - share : 0, PeerMemory.kernelReadBytes() - readBefore,
                             "bytes read by process_vm_readv in call " + call);
+                    assertEquals(reads ? share : 0, PeerMemory.kernelWriteBytes() - writtenBefore,
+                            "bytes written by process_vm_writev in call " + call);
                     for (int i = 0; i < count; i++) {
-                        assertEquals(value(seedOf[call], root, 5, i), data.getFloat(i * 4),
+                        assertEquals(value(seedOf[call], root, 5, i), onHeap ? array[i] : direct.getFloat(i * 4),
                                 "in-place broadcast from rank " + root + ", call " + call + ", element " + i);
                     }
                 }
