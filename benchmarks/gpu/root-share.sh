@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A broadcast's root writing a share of each receiver's output (process_vm_writev) against the build before, where
-# the receivers read it all, on two CPUs of the GPU host: every process under `taskset -c 0,1`, so that jcoll sees
+# A broadcast's root writing a share of each receiver's output (process_vm_writev) against the build before, on
+# two CPUs of the GPU host: every process under `taskset -c 0,1`, so that jcoll sees
 # two cores as on the 2-vCPU development VM (no crews, rank 0 picking) and Open MPI's two ranks share them. The
 # build before is this bundle with the previous head's jcoll-shm jar first on the class path (BASE_JAR, default
 # .gpu/base/jcoll-shm.jar). benchmarks/compare/paired.sh --transport shm -o broadcast, in place (MPI_Bcast's like)

@@ -54,6 +54,8 @@ final class Control {
     // the shared allocations (io.jcoll.SharedMemory) the source and output lie in: base, descriptor, id (0: none)
     private static final int REGIONS_AT = 4 * Layout.LINE;
     private static final int REGION_WORDS = 3;
+    private static final int ROOT_SHARE_AT = REGIONS_AT + 2 * REGION_WORDS * 8; // after the two slots' regions
+    private static final int COPY_NANOS_AT = ROOT_SHARE_AT + 8;
 
     private static final int TAG_AT = 0;
     private static final int SIGNATURE_AT = 8;
@@ -182,6 +184,27 @@ final class Control {
         int at = (int) layout.controlOffset(rank);
         map.putLong(at + OUTPUT_AT, address);
         publishRegion(at, PeerRegions.OUTPUT, region);
+    }
+
+    /**
+     * The bytes at the start of a broadcast's message that {@code rank}, its root, writes into every receiver's output
+     * in its current call ({@link ShareBalancer}); published with its input, before the first phase.
+     */
+    void publishRootShare(int rank, long bytes) {
+        map.putLong((int) layout.controlOffset(rank) + ROOT_SHARE_AT, bytes);
+    }
+
+    long rootShare(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + ROOT_SHARE_AT);
+    }
+
+    /** How long {@code rank} copied in its current broadcast, a receiver's reads; published before it is done. */
+    void publishCopyNanos(int rank, long nanos) {
+        map.putLong((int) layout.controlOffset(rank) + COPY_NANOS_AT, nanos);
+    }
+
+    long copyNanos(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + COPY_NANOS_AT);
     }
 
     long output(int rank) {

@@ -26,9 +26,9 @@ import java.util.function.IntToLongFunction;
  * is in place: that is the rank's own business, so it is settled through the published words, which every rank
  * sees alike, and never by a rank alone. An all-to-all in which any rank is in place goes in chunks, a phase each,
  * so that no block is overwritten before its reader is done ({@link #exchange}). One call also writes: the root of
- * a broadcast in place, which has nothing of its own to copy, writes part of the message into each receiver's
- * output while the receivers read the rest, within what each receiver granted for the call in its own memory
- * ({@link #broadcast}, {@link WriteGrant}).
+ * a broadcast writes part of the message into each receiver's output while the receivers read the rest (in place,
+ * where it has nothing of its own to copy, half at two ranks; out of place what {@link ShareBalancer} finds), within
+ * what each receiver granted for the call in its own memory ({@link #broadcast}, {@link WriteGrant}).
  *
  * <p>A buffer from {@link io.jcoll.SharedMemory} is published with the allocation it lies in, and its peers read it
  * through their own mappings of it ({@link PeerRegions}: a plain copy, where {@code process_vm_readv} pins every
@@ -190,7 +190,9 @@ final class SingleCopy {
     private final long wholeReadMaxBytes;   // two-rank all-reduces of shared inputs reduced whole, up to here; or -1
     private final OwnRegions.Found[][] callRegions; // by slot, by rank: the current call's shared allocations, or null
     private final WriteGrant grant;          // what this rank's current call lets its peers write (its canary first)
+    private final ShareBalancer balancer;   // how much of its out-of-place broadcasts this rank writes as root
     private long calls;                     // this rank's calls of this path so far: the same count on every rank
+    private long rootCopyNanos;             // how long this rank, as a broadcast's root, copied in its latest call
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
                                             // chunk of every peer's input an all-reduce reads to reduce
 
@@ -213,6 +215,7 @@ final class SingleCopy {
         this.wholeReadMaxBytes = wholeReadMaxBytes;
         this.callRegions = new OwnRegions.Found[2][size];
         this.grant = grant;
+        this.balancer = new ShareBalancer(size);
     }
 
     /**
@@ -480,15 +483,18 @@ final class SingleCopy {
                 sourceRegion, call.inPlace(), pick);
         long number = ++calls;
         boolean reduction = call.operation() == Operation.ALL_REDUCE;
+        boolean broadcast = call.operation() == Operation.BROADCAST;
         if (reduction) {
             long output = address(call.recv()); // where peers read its reduced slice
             control.publishOutput(s.rank(), output, OwnRegions.find(output, 1));
-        } else if (call.operation() == Operation.BROADCAST && s.rank() != call.root()) {
-            long output = address(call.recv()); // where an in-place root may write its share
+        } else if (broadcast && s.rank() != call.root()) {
+            long output = address(call.recv()); // where the root may write its share
             if (output != 0) {
                 grant.grant(number, output, call.count() * call.type().size());
             }
             control.publishOutput(s.rank(), output, null);
+        } else if (broadcast) {
+            control.publishRootShare(s.rank(), plannedShareBytes(call));
         }
         s.publish();
         s.awaitAll();
@@ -533,6 +539,13 @@ final class SingleCopy {
         }
         s.publish(); // done reading
         s.awaitAll();
+        if (sources != null && broadcast && s.rank() == call.root() && !call.inPlace() && receiversWritable(call)) {
+            long slowest = 0; // each receiver published its time before it said it was done
+            for (int r = 0; r < size; r++) {
+                slowest = r == call.root() ? slowest : Math.max(slowest, control.copyNanos(r));
+            }
+            balancer.record(call.count() * call.type().size(), rootCopyNanos, slowest);
+        }
         return sources != null;
     }
 
@@ -880,12 +893,13 @@ final class SingleCopy {
     }
 
     /**
-     * A receiver reads the whole message from the root's input; the root copies its input to its output. In place
-     * the root has nothing of its own to copy, so where every receiver's output can be written, it writes the start
-     * of the message into each receiver's output ({@link #rootShareBytes}) while the receivers read the rest: the
-     * copies of a two-rank broadcast go on both CPUs where they went on one. Every rank sees the same published
-     * words, so all agree where the share ends; {@link #run}'s last phase keeps each receiver in its call until the
-     * root is done.
+     * A receiver reads the whole message from the root's input; the root copies its input to its output. Where every
+     * receiver's output can be written, the root also writes the start of the message into each receiver's output
+     * ({@link #rootShareBytes}) while the receivers read the rest: in place, where the root has nothing of its own to
+     * copy, half of a two-rank broadcast, so that its copies go on both CPUs where they went on one; out of place as
+     * much as leaves the root and the receivers done together ({@link ShareBalancer}), for which each rank times its
+     * copies. Every rank sees the same published words, so all agree where the share ends; {@link #run}'s last phase
+     * keeps each receiver in its call until the root is done.
      */
     private void broadcast(Slots s, Call call, long rootSource, long number) {
         int root = call.root();
@@ -893,44 +907,66 @@ final class SingleCopy {
         long message = call.count() * call.type().size();
         long share = rootShareBytes(call);
         String operation = call.operation().label();
-        if (isRoot && call.inPlace()) {
-            if (share > 0) {
-                writeShare(s, call, share, number);
-            }
-            return;
+        long start = System.nanoTime();
+        if (isRoot && share > 0) {
+            writeShare(s, call, share, number);
         }
-        StagedAccess out = (StagedAccess) call.recv();
-        inShares(s, call.type().size(), isRoot ? 0 : share, message, (at, length) -> {
-            if (isRoot) { // its input is direct memory here (it published an address): a view
-                s.copyAcross((StagedAccess) call.send(), at, length, out, at);
-            } else {
-                readInto(s, out, at, length, root, rootSource + at, operation);
-            }
-        });
+        if (!(isRoot && call.inPlace())) {
+            StagedAccess out = (StagedAccess) call.recv();
+            inShares(s, call.type().size(), isRoot ? 0 : share, message, (at, length) -> {
+                if (isRoot) { // its input is direct memory here (it published an address): a view
+                    s.copyAcross((StagedAccess) call.send(), at, length, out, at);
+                } else {
+                    readInto(s, out, at, length, root, rootSource + at, operation);
+                }
+            });
+        }
+        long nanos = System.nanoTime() - start;
+        if (isRoot) {
+            rootCopyNanos = nanos;
+        } else {
+            control.publishCopyNanos(s.rank(), nanos); // for the root's balancer, before this rank says it is done
+        }
     }
 
     /**
-     * The bytes at the start of a broadcast's message that its root writes into every receiver's output: where the
-     * root is in place and every receiver published an output it can be written in ({@link WriteGrant}), the whole
-     * pages of a rank's even part, so that the root and each receiver copy about as much; else 0. The same on every
-     * rank: from the published words. On the 2-vCPU VM (benchmarks/RESULTS.md, 2026-12-02) half took 0.46x and 0.63x
-     * Open MPI's time at 8 and 32 MB where 0.6 took 0.72x and 0.71x. Not out of place, where the root copies the whole
-     * message to its own output besides: a third written there took 0.61x and 0.84x where none took 0.97x and 1.23x
-     * on the VM, whose own copy went about three times as fast as a kernel copy, but 0.94-1.23x at 2 MB and
-     * 0.96-1.01x at 8 MB where none took 0.80-0.88x and 0.76-0.89x on two CPUs of the GPU host's Xeon.
+     * The bytes at the start of a broadcast's message that this rank, its root, plans to write into every receiver's
+     * output, published with its input: in place, the whole pages of a rank's even part, so that the root and each
+     * receiver copy about as much (on the 2-vCPU VM, benchmarks/RESULTS.md, 2026-12-02, half took 0.46x and 0.63x
+     * Open MPI's time at 8 and 32 MB where 0.6 took 0.72x and 0.71x); out of place, where the root copies the whole
+     * message to its own output besides, what its {@link ShareBalancer} found.
+     */
+    private long plannedShareBytes(Call call) {
+        long message = call.count() * call.type().size();
+        int typeSize = call.type().size();
+        if (!call.inPlace()) {
+            return balancer.shareBytes(message, typeSize);
+        }
+        long share = message / size / SHARE_ALIGN_BYTES * SHARE_ALIGN_BYTES;
+        return share - share % typeSize;
+    }
+
+    /**
+     * The bytes at the start of a broadcast's message that its root writes into every receiver's output: what the
+     * root published ({@link #plannedShareBytes}) where every receiver published an output it can be written in
+     * ({@link WriteGrant}), else 0; and 0 for a word no root would publish (more than a rank's even part, or not whole
+     * elements). The same on every rank, the root too: from the published words.
      */
     private long rootShareBytes(Call call) {
+        long share = control.rootShare(call.root());
+        int typeSize = call.type().size();
+        boolean sane = share >= 0 && share <= call.count() * typeSize / size && share % typeSize == 0;
+        return sane && receiversWritable(call) ? share : 0;
+    }
+
+    /** Whether every receiver of broadcast {@code call} published an output its root can write in. */
+    private boolean receiversWritable(Call call) {
         int root = call.root();
-        if (size < 2 || !control.sourceInPlace(root) || published(control::output, r -> r != root) == null) {
-            return 0;
-        }
-        long message = call.count() * call.type().size();
-        long share = message / size / SHARE_ALIGN_BYTES * SHARE_ALIGN_BYTES;
-        return share - share % call.type().size();
+        return size > 1 && published(control::output, r -> r != root) != null;
     }
 
     /**
-     * The in-place root's {@code share} of the message written into every receiver's output, within the range each
+     * The root's {@code share} of the message written into every receiver's output, within the range each
      * receiver's own record grants for call {@code number} ({@link PeerMemory#granted}), read first.
      */
     private void writeShare(Slots s, Call call, long share, long number) {

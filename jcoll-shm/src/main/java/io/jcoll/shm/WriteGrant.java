@@ -5,7 +5,7 @@ import java.nio.ByteOrder;
 
 /**
  * A rank's own record, in its private memory, of the one range of its memory that its peers may write during its
- * current call: an in-place broadcast's root writes its share of each receiver's output ({@link SingleCopy}). The
+ * current call: a broadcast's root writes its share of each receiver's output ({@link SingleCopy}). The
  * segment could say where, but any process of the same user can overwrite the segment, and a write steered by it
  * would land anywhere in this JVM. Only this process writes its record, so a peer reads it
  * ({@link PeerMemory#granted}) and writes nothing outside it ({@link PeerMemory#write}). Its first word is the
