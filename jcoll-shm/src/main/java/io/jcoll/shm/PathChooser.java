@@ -74,7 +74,7 @@ final class PathChooser {
     static final double MARGIN = 0.1;
     private static final int SINGLE_COPY = 0;
     private static final int SLOTS = 1;
-    private static final int SIZES = 64; // by the bit length of a call's bytes
+    static final int SIZES = 64; // by the bit length of a call's bytes: sizeClass
     private static final int KINDS = Operation.values().length * 2 * SIZES;
 
     private final Kind[] kinds = new Kind[KINDS];
@@ -216,7 +216,12 @@ final class PathChooser {
 
     /** The bit length of the call's count in bytes (a block where it has blocks): calls within 2x share it. */
     private static int sizeClass(Call call) {
-        return Math.min(SIZES - 1, 64 - Long.numberOfLeadingZeros(bytes(call)));
+        return sizeClass(bytes(call));
+    }
+
+    /** The bit length of {@code bytes}, below {@link #SIZES}: sizes within 2x share it. */
+    static int sizeClass(long bytes) {
+        return Math.min(SIZES - 1, 64 - Long.numberOfLeadingZeros(bytes));
     }
 
     private static long bytes(Call call) {

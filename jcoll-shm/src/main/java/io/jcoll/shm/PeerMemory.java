@@ -208,29 +208,35 @@ final class PeerMemory {
             throw new IllegalArgumentException(src.remaining() + " bytes at " + offset + " do not lie within the "
                     + granted.length() + " bytes rank " + peer + " granted");
         }
-        long at = granted.address() + offset;
+        long address = granted.address() + offset;
+        int bytes = src.remaining();
         try {
-            while (src.hasRemaining()) {
-                int n = ProcessVm.write(pids[peer], at, src);
-                if (n == 0) {
-                    throw new IOException("nothing could be written at 0x" + Long.toHexString(at));
-                }
-                at += n;
-            }
+            fully(ProcessVm::write, peer, address, src);
         } catch (IOException e) {
             throw new PeerFailureException(operation, rank, peer, "could not write rank " + peer + "'s buffer at 0x"
-                    + Long.toHexString(at) + " (process " + pids[peer] + "): " + e.getMessage(), e);
+                    + Long.toHexString(address) + " (process " + pids[peer] + "): " + e.getMessage(), e);
         }
-        KERNEL_WRITE_BYTES.add(at - granted.address() - offset);
+        KERNEL_WRITE_BYTES.add(bytes);
     }
 
     /** Fills the direct buffer {@code dst} from {@code peer}'s memory at {@code address}, as many reads as it takes. */
     private void readFully(int peer, long address, ByteBuffer dst) throws IOException {
+        fully(ProcessVm::read, peer, address, dst);
+    }
+
+    /** One of {@link ProcessVm}'s copies between a local buffer's remaining bytes and a peer's memory. */
+    @FunctionalInterface
+    private interface Copy {
+        int apply(long pid, long address, ByteBuffer local) throws IOException;
+    }
+
+    /** {@code copy} between all of {@code local}'s remaining bytes and {@code peer}'s memory from {@code address}. */
+    private void fully(Copy copy, int peer, long address, ByteBuffer local) throws IOException {
         long at = address;
-        while (dst.hasRemaining()) {
-            int n = ProcessVm.read(pids[peer], at, dst);
+        while (local.hasRemaining()) {
+            int n = copy.apply(pids[peer], at, local);
             if (n == 0) {
-                throw new IOException("nothing could be read at 0x" + Long.toHexString(at));
+                throw new IOException("nothing could be copied at 0x" + Long.toHexString(at));
             }
             at += n;
         }

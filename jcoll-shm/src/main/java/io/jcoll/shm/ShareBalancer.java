@@ -4,13 +4,14 @@ package io.jcoll.shm;
  * How much of an out-of-place broadcast's message its root writes into every receiver's output while the receivers
  * read the rest ({@link SingleCopy#broadcast}), found from the root's own recent calls. The root also copies the
  * whole message to its own output, and how long that copy takes beside a kernel copy is the host's business: on the
- * 2-vCPU VM its own copy went about three times as fast, and a third of the message written took 0.61x and 0.84x
- * Open MPI's time at 8 and 32 MB where none took 0.97x and 1.23x; on two CPUs of a Xeon the same third lost at 2 and
- * 8 MB, 1.04x and 0.99x against 0.85x and 0.88x (benchmarks/RESULTS.md, 2026-12-02). So no one share is right.
+ * 2-vCPU VM a third of the message written took 0.61x and 0.84x Open MPI's time at 8 and 32 MB where none took 0.97x
+ * and 1.23x (so there the root's own copy goes faster than a kernel copy, about three times if a third balances
+ * them); on two CPUs of a Xeon the same third lost at 2 and 8 MB, 1.04x and 0.99x against 0.85x and 0.88x
+ * (benchmarks/RESULTS.md, 2026-12-02). So no one share is right.
  *
  * <p>Each rank times its copies in the call: the root its own output and its share, each receiver its reads, which it
  * publishes before it says it is done. The root, once all are done, takes the slowest receiver's time beside its own:
- * for each size of message (to within a factor of two) it keeps the mean of how far the two differ, over the larger
+ * for each size of message (to within a factor of two, {@link PathChooser#sizeClass}) it keeps the mean of how far the two differ, over the larger
  * ({@link #SMOOTHING}), and every {@link #EVERY} calls grows the root's share by {@link #STEP} of the message where
  * by that mean the root finished first by more than {@link #TOLERANCE}, and shrinks it where the receivers did. It
  * starts at none, what a host whose own copy is as slow as the kernel's wants, and never writes more than a rank's
@@ -27,23 +28,28 @@ final class ShareBalancer {
     static final double SMOOTHING = 1.0 / EVERY;
     /** How far apart, over the larger, the root's and the receivers' times may be without a move. */
     static final double TOLERANCE = 0.05;
+    /** A share ends on a page, as the kernel pins them. */
     private static final long PAGE = 4096;
-    private static final int SIZES = 64; // by the bit length of a message's bytes
 
     private final double maxFraction;
-    private final double[] fraction = new double[SIZES];
-    private final double[] apart = new double[SIZES]; // by size: the mean of (receivers' time - root's) / larger
-    private final int[] calls = new int[SIZES];
+    private final double[] fraction = new double[PathChooser.SIZES]; // by size class
+    private final double[] apart = new double[PathChooser.SIZES]; // the mean of (receivers' time - root's) / larger
+    private final int[] calls = new int[PathChooser.SIZES];
 
     /** A balancer for a root of {@code ranks} ranks: it writes at most the even part, {@code 1/ranks}. */
     ShareBalancer(int ranks) {
         this.maxFraction = 1.0 / ranks;
     }
 
-    /** The bytes at the start of a message of {@code bytes} that the root writes next: whole pages, whole elements. */
+    /** The bytes at the start of a message of {@code bytes} that the root writes next. */
     long shareBytes(long bytes, int typeSize) {
-        long share = (long) (fraction[size(bytes)] * bytes) / PAGE * PAGE;
-        return share - share % typeSize;
+        return wholePages((long) (fraction[PathChooser.sizeClass(bytes)] * bytes), typeSize);
+    }
+
+    /** {@code bytes} rounded down to whole pages of whole elements of {@code typeSize}: where a share may end. */
+    static long wholePages(long bytes, int typeSize) {
+        long pages = bytes / PAGE * PAGE;
+        return pages - pages % typeSize;
     }
 
     /**
@@ -55,7 +61,7 @@ final class ShareBalancer {
         if (larger <= 0 || rootNanos < 0 || receiverNanos < 0) {
             return; // a receiver's word that is not a time: the call is not counted
         }
-        int size = size(bytes);
+        int size = PathChooser.sizeClass(bytes);
         double gap = (double) (receiverNanos - rootNanos) / larger; // > 0: the root finished first
         apart[size] = calls[size] == 0 ? gap : apart[size] + SMOOTHING * (gap - apart[size]);
         if (++calls[size] % EVERY == 0 && Math.abs(apart[size]) > TOLERANCE) {
@@ -64,12 +70,8 @@ final class ShareBalancer {
         }
     }
 
-    /** The fraction of a message of {@code bytes} the root writes now, for tests and the log. */
+    /** The fraction of a message of {@code bytes} the root writes now (for tests). */
     double fraction(long bytes) {
-        return fraction[size(bytes)];
-    }
-
-    private static int size(long bytes) {
-        return 64 - Long.numberOfLeadingZeros(Math.max(1, bytes)) - 1;
+        return fraction[PathChooser.sizeClass(bytes)];
     }
 }

@@ -167,8 +167,6 @@ final class SingleCopy {
     static final long NO_IN_PLACE_ROOT = -1;
     /** A size setting not given: the default applies. */
     private static final long UNSET = -1;
-    /** Where an in-place broadcast's root's share of the message ends: on a page, as the kernel pins them. */
-    private static final long SHARE_ALIGN_BYTES = 4096;
     /** Bytes a crew member reads in one go from memory it can view: a read is one system call. */
     private static final int VIEW_CHUNK_BYTES = 4 << 20;
     /** Bytes of each peer's input an all-reduce reads at a time, to reduce while they are in this core's cache. */
@@ -192,7 +190,8 @@ final class SingleCopy {
     private final WriteGrant grant;          // what this rank's current call lets its peers write (its canary first)
     private final ShareBalancer balancer;   // how much of its out-of-place broadcasts this rank writes as root
     private long calls;                     // this rank's calls of this path so far: the same count on every rank
-    private long rootCopyNanos;             // how long this rank, as a broadcast's root, copied in its latest call
+    private long rootCopyNanos = -1;        // how long this rank, root of an out-of-place broadcast whose receivers
+                                            // it may write, copied in the current call; -1: no such call
     private ByteBuffer scratch;             // this rank's own memory: an in-place all-to-all's chunk, or the
                                             // chunk of every peer's input an all-reduce reads to reduce
 
@@ -539,12 +538,15 @@ final class SingleCopy {
         }
         s.publish(); // done reading
         s.awaitAll();
-        if (sources != null && broadcast && s.rank() == call.root() && !call.inPlace() && receiversWritable(call)) {
-            long slowest = 0; // each receiver published its time before it said it was done
+        if (rootCopyNanos >= 0) { // each receiver published its time before it said it was done
+            long slowest = 0;
             for (int r = 0; r < size; r++) {
-                slowest = r == call.root() ? slowest : Math.max(slowest, control.copyNanos(r));
+                if (r != call.root()) {
+                    slowest = Math.max(slowest, control.copyNanos(r));
+                }
             }
             balancer.record(call.count() * call.type().size(), rootCopyNanos, slowest);
+            rootCopyNanos = -1;
         }
         return sources != null;
     }
@@ -905,7 +907,8 @@ final class SingleCopy {
         int root = call.root();
         boolean isRoot = s.rank() == root;
         long message = call.count() * call.type().size();
-        long share = rootShareBytes(call);
+        boolean writable = receiversWritable(call);
+        long share = writable ? rootShareBytes(call) : 0;
         String operation = call.operation().label();
         long start = System.nanoTime();
         if (isRoot && share > 0) {
@@ -922,9 +925,9 @@ final class SingleCopy {
             });
         }
         long nanos = System.nanoTime() - start;
-        if (isRoot) {
-            rootCopyNanos = nanos;
-        } else {
+        if (isRoot && !call.inPlace() && writable) {
+            rootCopyNanos = nanos; // for its balancer, once every receiver is done (run)
+        } else if (!isRoot) {
             control.publishCopyNanos(s.rank(), nanos); // for the root's balancer, before this rank says it is done
         }
     }
@@ -939,24 +942,20 @@ final class SingleCopy {
     private long plannedShareBytes(Call call) {
         long message = call.count() * call.type().size();
         int typeSize = call.type().size();
-        if (!call.inPlace()) {
-            return balancer.shareBytes(message, typeSize);
-        }
-        long share = message / size / SHARE_ALIGN_BYTES * SHARE_ALIGN_BYTES;
-        return share - share % typeSize;
+        return call.inPlace() ? ShareBalancer.wholePages(message / size, typeSize)
+                : balancer.shareBytes(message, typeSize);
     }
 
     /**
-     * The bytes at the start of a broadcast's message that its root writes into every receiver's output: what the
-     * root published ({@link #plannedShareBytes}) where every receiver published an output it can be written in
-     * ({@link WriteGrant}), else 0; and 0 for a word no root would publish (more than a rank's even part, or not whole
+     * The bytes at the start of a broadcast's message that its root writes into every receiver's output, where every
+     * receiver published an output it can be written in ({@link #receiversWritable}): what the root published
+     * ({@link #plannedShareBytes}), or 0 for a word no root would publish (more than a rank's even part, or not whole
      * elements). The same on every rank, the root too: from the published words.
      */
     private long rootShareBytes(Call call) {
         long share = control.rootShare(call.root());
         int typeSize = call.type().size();
-        boolean sane = share >= 0 && share <= call.count() * typeSize / size && share % typeSize == 0;
-        return sane && receiversWritable(call) ? share : 0;
+        return share >= 0 && share <= call.count() * typeSize / size && share % typeSize == 0 ? share : 0;
     }
 
     /** Whether every receiver of broadcast {@code call} published an output its root can write in. */

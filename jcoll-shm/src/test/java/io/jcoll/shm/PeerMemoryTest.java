@@ -53,11 +53,7 @@ class PeerMemoryTest {
         int from = rnd.nextInt(64);
         long address = ProcessVm.address(source.slice(from, length));
         assertEquals(ProcessVm.address(source) + from, address);
-        ByteBuffer canary = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder()).putLong(0, rnd.nextLong());
-        String[] why = {null};
-        PeerMemory memory = PeerMemory.probe(0, new long[] {ME, ME}, new long[] {0, ProcessVm.address(canary)},
-                new long[] {0, canary.getLong(0)}, why);
-        assertNotNull(memory, why[0]);
+        PeerMemory memory = probedWith(new WriteGrant(rnd.nextLong()));
         ByteBuffer copy = ByteBuffer.allocateDirect(length);
         memory.read(1, address, copy, "test");
         assertEquals(length, copy.position());

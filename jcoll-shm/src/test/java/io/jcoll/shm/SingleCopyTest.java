@@ -513,11 +513,8 @@ class SingleCopyTest {
                     long bytes = count * 4L;
                     for (int call = 0; call < seedOf.length; call++) {
                         for (boolean inPlace : new boolean[] {false, true}) {
-                            comm.barrier(); // every rank's reads of the call before are counted before this one's
-                            long before = PeerMemory.kernelReadBytes();
-                            allReduceIsRight(comm, seedOf[call], count, inPlace);
-                            comm.barrier();
-                            long read = PeerMemory.kernelReadBytes() - before;
+                            int c = call;
+                            long read = crossed(comm, () -> allReduceIsRight(comm, seedOf[c], count, inPlace)).read();
                             boolean picked = n == 2 && (!inPlace || bytes >= 8 << 20);
                             boolean reads = picked ? call < PathChooser.RUN : bytes >= 8 << 20; // 3 alone: from 8 MB
                             if (!picked || call < 2 * PathChooser.RUN) { // after the first runs: either way
@@ -565,17 +562,17 @@ class SingleCopyTest {
                     long seed = seedOf[call];
                     long[] expected = {2 * block, 2 * block, block}; // across, both ranks: the blocks received
                     for (int op = 0; op < 3; op++) {
-                        comm.barrier(); // every rank's copies of the call before are counted before this one's
-                        long before = PeerMemory.kernelReadBytes();
-                        long writtenBefore = PeerMemory.kernelWriteBytes();
-                        switch (op) {
-                            case 0 -> allGatherIsRight(comm, seed, count);
-                            case 1 -> allToAllIsRight(comm, seed, count, true, true);
-                            default -> broadcastIsRight(comm, seed, count, call % n);
-                        }
-                        comm.barrier();
-                        long written = PeerMemory.kernelWriteBytes() - writtenBefore;
-                        assertEquals(reads ? expected[op] : 0, PeerMemory.kernelReadBytes() - before + written,
+                        int o = op;
+                        int root = call % n;
+                        Crossed crossed = crossed(comm, () -> {
+                            switch (o) {
+                                case 0 -> allGatherIsRight(comm, seed, count);
+                                case 1 -> allToAllIsRight(comm, seed, count, true, true);
+                                default -> broadcastIsRight(comm, seed, count, root);
+                            }
+                        });
+                        long written = crossed.written();
+                        assertEquals(reads ? expected[op] : 0, crossed.read() + written,
                                 "bytes read by process_vm_readv and written by process_vm_writev in call " + call
                                         + " of op " + op);
                         assertTrue(written % 4096 == 0 && written <= (op == 2 && reads ? block / 2 : 0),
@@ -609,12 +606,11 @@ class SingleCopyTest {
             try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", "1"))) {
                 for (int call = 0; call < seedOf.length; call++) {
                     for (boolean inPlace : new boolean[] {false, true}) {
-                        comm.barrier(); // every rank's reads of the call before are counted before this one's
-                        long before = PeerMemory.kernelReadBytes();
-                        SharedCalls.reduceScatter(comm, seedOf[call], count, false, inPlace);
-                        comm.barrier();
+                        int c = call;
+                        long read = crossed(comm,
+                                () -> SharedCalls.reduceScatter(comm, seedOf[c], count, false, inPlace)).read();
                         boolean reads = n == 2 && call < PathChooser.RUN;
-                        assertEquals(reads ? 2 * block : 0, PeerMemory.kernelReadBytes() - before,
+                        assertEquals(reads ? 2 * block : 0, read,
                                 "bytes read by process_vm_readv in call " + call + (inPlace ? " in place" : "")
                                         + ", " + n + " ranks");
                     }
@@ -681,14 +677,11 @@ class SingleCopyTest {
                         direct.putFloat(i * 4, v);
                         array[i] = v;
                     }
-                    comm.barrier(); // every rank's copies of the call before are counted before this one's
-                    long readBefore = PeerMemory.kernelReadBytes();
-                    long writtenBefore = PeerMemory.kernelWriteBytes();
-                    comm.broadcast(onHeap ? HostBuffer.of(array) : HostBuffer.of(direct, DataType.FLOAT32), root);
-                    comm.barrier();
-                    assertEquals(reads ? bytes - share : 0, PeerMemory.kernelReadBytes() - readBefore,
+                    Crossed crossed = crossed(comm, () -> comm.broadcast(
+                            onHeap ? HostBuffer.of(array) : HostBuffer.of(direct, DataType.FLOAT32), root));
+                    assertEquals(reads ? bytes - share : 0, crossed.read(),
                             "bytes read by process_vm_readv in call " + call);
-                    assertEquals(reads ? share : 0, PeerMemory.kernelWriteBytes() - writtenBefore,
+                    assertEquals(reads ? share : 0, crossed.written(),
                             "bytes written by process_vm_writev in call " + call);
                     for (int i = 0; i < count; i++) {
                         assertEquals(value(seedOf[call], root, 5, i), onHeap ? array[i] : direct.getFloat(i * 4),
@@ -723,13 +716,11 @@ class SingleCopyTest {
             try (Communicator comm = ShmGroup.join(rank, n, port,
                     Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY_MIN", "128K"))) {
                 for (int call = 0; call < seedOf.length; call++) {
-                    comm.barrier(); // every rank's copies of the call before are counted before this one's
-                    long readBefore = PeerMemory.kernelReadBytes();
-                    long writtenBefore = PeerMemory.kernelWriteBytes();
-                    broadcastIsRight(comm, seedOf[call], count, call % n);
-                    comm.barrier();
-                    long wrote = PeerMemory.kernelWriteBytes() - writtenBefore;
-                    assertEquals(bytes, PeerMemory.kernelReadBytes() - readBefore + wrote,
+                    long seed = seedOf[call];
+                    int root = call % n;
+                    Crossed crossed = crossed(comm, () -> broadcastIsRight(comm, seed, count, root));
+                    long wrote = crossed.written();
+                    assertEquals(bytes, crossed.read() + wrote,
                             "bytes read and written in call " + call);
                     assertTrue(wrote % 4096 == 0 && wrote <= bytes / 2, wrote + " bytes written in call " + call);
                     if (rank == 0) {
@@ -741,6 +732,23 @@ class SingleCopyTest {
         });
         System.out.println("out-of-place broadcasts: the roots wrote " + written[0] + " of "
                 + seedOf.length * bytes + " bytes");
+    }
+
+    /** Bytes of peers' memory the kernel read and wrote for a call, every rank of this process together. */
+    private record Crossed(long read, long written) {
+    }
+
+    /**
+     * What {@code call} made the kernel copy across: the ranks meet before and after it, so that every rank's copies
+     * of the call before are counted before, and all of this one's after.
+     */
+    private static Crossed crossed(Communicator comm, Runnable call) {
+        comm.barrier();
+        long read = PeerMemory.kernelReadBytes();
+        long written = PeerMemory.kernelWriteBytes();
+        call.run();
+        comm.barrier();
+        return new Crossed(PeerMemory.kernelReadBytes() - read, PeerMemory.kernelWriteBytes() - written);
     }
 
     /** An out-of-place broadcast of {@code count} floats from {@code root}, checked element by element. */
