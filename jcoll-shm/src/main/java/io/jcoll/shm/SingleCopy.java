@@ -43,10 +43,11 @@ import java.util.function.IntToLongFunction;
  * 1.9x below 4 MB, and either way at 16 MB (JCOLL_SHM_SINGLE_COPY_GATHER_MIN, default 32 MB). Two ranks that each
  * copy alone (no crews: a host of a few cores) are another matter: on two CPUs an all-gather took 0.26-0.76x the
  * slots' time at 128 KB-32 MB, an out-of-place broadcast 0.41-0.62x and an all-to-all 0.57-0.70x at 128-512 KB,
- * so there all three read their peers from 128 KB ({@link #ALONE_MIN_BYTES}). Not otherwise for broadcast and
- * scatter: receivers reading the one root's memory with crews contend for its page tables (up to 3.8x the slots'
- * time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x from 4 MB, on 16
- * cores). Nor for reductions where ranks have crews: what a rank reads must still be combined with its own, the
+ * so there all three read their peers from the first sizes above the boxes ({@link #ALONE_MIN_BYTES},
+ * {@link #ALONE_BROADCAST_MIN_BYTES}), rank 0 picking from 128 KB ({@link #ALONE_PICK_MIN_BYTES}). Not otherwise
+ * for broadcast and scatter: receivers reading the one root's memory with crews contend for its page tables (up
+ * to 3.8x the slots' time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x
+ * from 4 MB, on 16 cores). Nor for reductions where ranks have crews: what a rank reads must still be combined with its own, the
  * second pass the slots make anyway. Where every rank copies alone, two or more, an all-reduce reads too, from
  * {@link #ALONE_REDUCE_MIN_BYTES} to {@link #ALONE_REDUCE_MAX_BYTES} ({@link #allReduce}). An in-place
  * broadcast's root is read where two ranks copy alone: timed block by block beside Open MPI in the same processes
@@ -61,9 +62,9 @@ import java.util.function.IntToLongFunction;
  * every size level with the sizes alone (0.95x and 1.04x against 0.99x and 1.12x at 8 and 32 MB).
  *
  * <p>Where this path runs (JCOLL_SHM_SINGLE_COPY=auto, the default), the sizes above say, but for two ranks that copy
- * alone on buffers not shared, where they say where it may: whether it does is rank 0's pick, call by call, by the
- * recent times of this path and the slots on this host ({@link PathChooser}, {@link #picksFor}), all-reduces and
- * reduce-scatters from 128 KB included. Neither way is ahead in both of the 2-vCPU VM's states: the slots took
+ * alone on buffers not shared, where they say where it may from 128 KB: whether it does is rank 0's pick, call by
+ * call, by the recent times of this path and the slots on this host ({@link PathChooser}, {@link #picksFor}),
+ * all-reduces and reduce-scatters from 128 KB included; below 128 KB it reads ({@link #ALONE_PICK_MIN_BYTES}). Neither way is ahead in both of the 2-vCPU VM's states: the slots took
  * 0.56-0.88x Open MPI's time at every all-gather, all-to-all and broadcast of 128 KB-32 MB in one run and 1.13-3.58x
  * in the next, where this path took 0.94-1.17x at most points in both, at the floor of the kernel's copy; an
  * all-reduce out of place at 128 KB-2 MB through the slots 0.62-0.72x in the one state and 1.21-1.53x in the other,
@@ -78,12 +79,43 @@ final class SingleCopy {
     static final long DEFAULT_MIN_BYTES = 512 << 10;
     static final long DEFAULT_GATHER_MIN_BYTES = 32 << 20;
     /**
-     * All-to-alls, gathers and broadcasts from this size where two ranks each copy alone. All-to-All took 1.00,
-     * 1.11 and 0.99x Open MPI's time at 128 KB, 512 KB and 2 MB from here on the 2-vCPU VM, against 1.18, 2.66
-     * and 1.05x reading from 512 KB, the slots' first sizes before it (benchmarks/RESULTS.md, 2026-11-28); on two
-     * CPUs of a Xeon single copy took 0.70 and 0.57x the slots' time at 128 and 512 KB.
+     * All-to-alls and gathers from this size where two ranks each copy alone: the first above the boxes
+     * ({@link Boxes#CAPACITY}). From 128 KB, rank 0 picks reading or the slots ({@link #ALONE_PICK_MIN_BYTES}).
+     * All-to-All took 1.00, 1.11 and 0.99x Open MPI's time at 128 KB, 512 KB and 2 MB from 128 KB on the 2-vCPU VM,
+     * against 1.18, 2.66 and 1.05x reading from 512 KB (benchmarks/RESULTS.md, 2026-11-28); on two CPUs of a Xeon
+     * single copy took 0.70 and 0.57x the slots' time at 128 and 512 KB. Below 128 KB, on an Intel host of that VM
+     * (2026-12-02), the slots took 1.2-2.4x Open MPI's time at all-gathers and all-to-alls of 16-64 KB, in place and
+     * out, where Open MPI reads its peer, and reading took 0.75-1.02x by the medians of the rounds.
      */
-    static final long ALONE_MIN_BYTES = 128 << 10;
+    static final long ALONE_MIN_BYTES = 8 << 10;
+    /**
+     * Broadcasts from this size where two ranks each copy alone. On the Intel VM (2026-12-02) the slots took 1.4-3.1x
+     * Open MPI's time at 16-64 KB, in place and out, and reading 0.9-1.2x; at 8 KB the slots were ahead, 0.9-1.0x
+     * against 1.2x.
+     */
+    static final long ALONE_BROADCAST_MIN_BYTES = 16 << 10;
+    /**
+     * Where two ranks copy alone, rank 0 picks reading or the slots for calls from this size ({@link #picksFor}; the
+     * message as {@link #covers} counts it), and below it they read. A small call takes a few microseconds, and the
+     * host's noise moves its recent times by as much as the two ways differ: on the Intel VM (2026-12-02) rank 0
+     * changed its way 218 times in one run of 16 KB all-gathers, and picking from 8 KB took 0.82-1.91x Open MPI's
+     * time at the all-gathers and all-to-alls of 8-64 KB out of place, where reading every call took 0.88-0.97x in
+     * the rounds that followed (medians of three rounds each).
+     */
+    static final long ALONE_PICK_MIN_BYTES = 128 << 10;
+    /**
+     * The smallest broadcast in place whose root writes a share of each receiver's output ({@link #writeShare}), and
+     * out of place the smallest: a share costs the root two system calls (it reads the receiver's grant, then
+     * writes), which only a message whose kernel copy takes several times as long pays back. On the Intel VM
+     * (2026-12-02, 2 rounds each, rank 0 reading from 8 KB), in place: writing half took 1.60, 1.33 and 1.13x Open
+     * MPI's time at 8, 16 and 32 KB against 1.17, 1.01 and 1.02x writing none, and 0.95x at 64 KB against 1.04x; out
+     * of place, where the root also copies the whole message to its own output, the share {@link ShareBalancer}
+     * found took 1.50, 1.31, 1.22 and 1.15x at 8-64 KB against 1.22, 1.10, 0.96 and 0.99x with none, and level at
+     * 128 KB (1.04x both).
+     */
+    static final long IN_PLACE_ROOT_SHARE_MIN_BYTES = 64 << 10;
+    /** The smallest broadcast out of place whose root writes a share: see {@link #IN_PLACE_ROOT_SHARE_MIN_BYTES}. */
+    static final long ROOT_SHARE_MIN_BYTES = 128 << 10;
     /**
      * In-place all-to-alls ({@link #exchange}) from this size up to {@link #ALONE_IN_PLACE_MAX_BYTES} where two ranks
      * each copy alone and JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN is not given; the slots elsewhere. Timed block by block
@@ -247,7 +279,7 @@ final class SingleCopy {
             boolean reduceWindow = allAlone && reduceMinBytes == UNSET;
             return new Sizes(or(minBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_MIN_BYTES),
                     or(gatherMinBytes, twoAlone ? ALONE_MIN_BYTES : DEFAULT_GATHER_MIN_BYTES),
-                    or(broadcastMinBytes, twoAlone ? ALONE_MIN_BYTES : Long.MAX_VALUE),
+                    or(broadcastMinBytes, twoAlone ? ALONE_BROADCAST_MIN_BYTES : Long.MAX_VALUE),
                     or(inPlaceMinBytes, twoAlone ? ALONE_IN_PLACE_MIN_BYTES : DEFAULT_IN_PLACE_MIN_BYTES),
                     window ? ALONE_IN_PLACE_MAX_BYTES : Long.MAX_VALUE,
                     or(reduceMinBytes, allAlone ? ALONE_REDUCE_MIN_BYTES : Long.MAX_VALUE),
@@ -416,7 +448,8 @@ final class SingleCopy {
                         + "it is shared")
                 + (!picksOrdinary ? ""
                         : "; where buffers are not shared rank 0 picks, call by call by their recent times, "
-                        + "reading or the slots for those calls, for reduce-scatters from "
+                        + "reading or the slots for those calls from " + Limits.describe(ALONE_PICK_MIN_BYTES)
+                        + ", for reduce-scatters from "
                         + Limits.describe(mappedReduceMinBytes) + " and for all-reduces from "
                         + Limits.describe(mappedReduceMinBytes) + " (in place from "
                         + Limits.describe(sizes.reduceMinBytes()) + ") to " + Limits.describe(sizes.reduceMaxBytes())
@@ -570,7 +603,8 @@ final class SingleCopy {
         return switch (call.operation()) {
             case ALL_REDUCE -> message >= (call.inPlace() ? sizes.reduceMinBytes() : mappedReduceMinBytes)
                     && message <= sizes.reduceMaxBytes();
-            default -> true;
+            case BROADCAST -> message >= ALONE_PICK_MIN_BYTES;
+            default -> message * size >= ALONE_PICK_MIN_BYTES; // a block: as covers() counts it
         };
     }
 
@@ -925,7 +959,7 @@ final class SingleCopy {
             });
         }
         long nanos = System.nanoTime() - start;
-        if (isRoot && !call.inPlace() && writable) {
+        if (isRoot && !call.inPlace() && writable && message >= ROOT_SHARE_MIN_BYTES) {
             rootCopyNanos = nanos; // for its balancer, once every receiver is done (run)
         } else if (!isRoot) {
             control.publishCopyNanos(s.rank(), nanos); // for the root's balancer, before this rank says it is done
@@ -937,11 +971,15 @@ final class SingleCopy {
      * output, published with its input: in place, the whole pages of a rank's even part, so that the root and each
      * receiver copy about as much (on the 2-vCPU VM, benchmarks/RESULTS.md, 2026-12-02, half took 0.46x and 0.63x
      * Open MPI's time at 8 and 32 MB where 0.6 took 0.72x and 0.71x); out of place, where the root copies the whole
-     * message to its own output besides, what its {@link ShareBalancer} found.
+     * message to its own output besides, what its {@link ShareBalancer} found. None below
+     * {@link #IN_PLACE_ROOT_SHARE_MIN_BYTES} and {@link #ROOT_SHARE_MIN_BYTES}.
      */
     private long plannedShareBytes(Call call) {
         long message = call.count() * call.type().size();
         int typeSize = call.type().size();
+        if (message < (call.inPlace() ? IN_PLACE_ROOT_SHARE_MIN_BYTES : ROOT_SHARE_MIN_BYTES)) {
+            return 0;
+        }
         return call.inPlace() ? ShareBalancer.wholePages(message / size, typeSize)
                 : balancer.shareBytes(message, typeSize);
     }

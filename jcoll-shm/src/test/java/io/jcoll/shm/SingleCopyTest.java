@@ -205,8 +205,8 @@ class SingleCopyTest {
     }
 
     /**
-     * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls, gathers
-     * and out-of-place broadcasts from 128 KiB, all-reduces from 8 to 32 MiB, in-place all-to-alls at 2-8 MiB and
+     * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls and
+     * gathers from 8 KiB and out-of-place broadcasts from 16 KiB, all-reduces from 8 to 32 MiB, in-place all-to-alls at 2-8 MiB and
      * in-place broadcasts from their roots (rank 0 picking), and real calls of 160 KiB-8 MiB on either side of
      * those sizes are right; with crews on any rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB
      * and no broadcasts; all-reduces from 8 to 32 MiB where every rank copies alone, however many, none with a crew
@@ -215,8 +215,8 @@ class SingleCopyTest {
     @Test
     void defaultsFollowWhetherRanksCopyAlone() {
         assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
-        String alone = "all-to-alls from 128 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
-                + "gathers from 128 KiB, out-of-place broadcasts from 128 KiB and all-reduces from 8 MiB to 32 MiB, "
+        String alone = "all-to-alls from 8 KiB (in place from 2 MiB to 8 MiB, through at most 1 MiB of scratch), "
+                + "gathers from 8 KiB, out-of-place broadcasts from 16 KiB and all-reduces from 8 MiB to 32 MiB, "
                 + "in-place broadcasts' roots too;";
         String many = "all-to-alls from 512 KiB (not in place), gathers from 32 MiB, no out-of-place broadcasts and ";
         defaultsAre(2, rank -> "1", alone);
@@ -454,11 +454,7 @@ class SingleCopyTest {
         Map<String, String> settings = new HashMap<>(EVERY_CALL);
         settings.put("JCOLL_SHM_SINGLE_COPY", "timed");
         int port = ShmGroup.freePort();
-        SplittableRandom seeds = new SplittableRandom();
-        long[] seedOf = new long[64];
-        for (int i = 0; i < seedOf.length; i++) {
-            seedOf[i] = seeds.nextLong();
-        }
+        long[] seedOf = freshSeeds(64);
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 String summary = comm.network().summary();
@@ -496,16 +492,13 @@ class SingleCopyTest {
     void rankZeroPicksHowTwoRanksAllReduceOrdinaryBuffers(int n) {
         assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
         int port = ShmGroup.freePort();
-        SplittableRandom seeds = new SplittableRandom();
-        long[] seedOf = new long[2 * PathChooser.RUN + 2];
-        for (int i = 0; i < seedOf.length; i++) {
-            seedOf[i] = seeds.nextLong();
-        }
+        long[] seedOf = freshSeeds(2 * PathChooser.RUN + 2);
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", "1"))) {
                 String summary = comm.network().summary();
                 assertEquals(n == 2, summary.contains("where buffers are not shared rank 0 picks, call by call by "
-                        + "their recent times, reading or the slots for those calls, for reduce-scatters from 128 KiB "
+                        + "their recent times, reading or the slots for those calls from 128 KiB, for reduce-scatters "
+                        + "from 128 KiB "
                         + "and for all-reduces from 128 KiB (in place from 8 MiB) to 32 MiB "
                         + "(JCOLL_SHM_SINGLE_COPY=auto)"),
                         summary);
@@ -550,11 +543,7 @@ class SingleCopyTest {
         Map<String, String> settings = sizesGiven
                 ? Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY_MIN", "128K")
                 : Map.of("JCOLL_SHM_THREADS", "1");
-        SplittableRandom seeds = new SplittableRandom();
-        long[] seedOf = new long[2 * PathChooser.RUN];
-        for (int i = 0; i < seedOf.length; i++) {
-            seedOf[i] = seeds.nextLong();
-        }
+        long[] seedOf = freshSeeds(2 * PathChooser.RUN);
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 for (int call = 0; call < seedOf.length; call++) {
@@ -585,6 +574,53 @@ class SingleCopyTest {
     }
 
     /**
+     * Below {@link SingleCopy#ALONE_PICK_MIN_BYTES} two ranks that copy alone read every call where single copy takes
+     * it, with no pick: all-gathers and all-to-alls from {@link SingleCopy#ALONE_MIN_BYTES}, broadcasts from
+     * {@link SingleCopy#ALONE_BROADCAST_MIN_BYTES}, and no root writes a share below
+     * {@link SingleCopy#IN_PLACE_ROOT_SHARE_MIN_BYTES} in place or {@link SingleCopy#ROOT_SHARE_MIN_BYTES} out of
+     * place. A broadcast under its size goes through the slots, reading nothing. {@code 2 * RUN} calls of each, as
+     * many as a pick would have split between the two ways; prime counts, fresh random values, the root alternating.
+     */
+    @Test
+    void twoRanksReadSmallCallsWithoutAPick() {
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
+        int n = 2;
+        int port = ShmGroup.freePort();
+        long[] seedOf = freshSeeds(2 * PathChooser.RUN);
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", "1"))) {
+                // 12,004 B a block: all-gathers and all-to-alls read (24 KB in all), a broadcast takes the slots;
+                // 20,012 B: the broadcast reads too, its root writing nothing in place or out
+                for (int count : new int[] {3_001, 5_003}) {
+                    long block = count * 4L;
+                    boolean broadcastReads = block >= SingleCopy.ALONE_BROADCAST_MIN_BYTES;
+                    long[] expected = {2 * block, 2 * block, broadcastReads ? block : 0, broadcastReads ? block : 0};
+                    for (int call = 0; call < seedOf.length; call++) {
+                        long seed = seedOf[call];
+                        int root = call % n;
+                        for (int op = 0; op < expected.length; op++) {
+                            int o = op;
+                            Crossed crossed = crossed(comm, () -> {
+                                switch (o) {
+                                    case 0 -> allGatherIsRight(comm, seed, count);
+                                    case 1 -> allToAllIsRight(comm, seed, count, true, true);
+                                    case 2 -> broadcastIsRight(comm, seed, count, root);
+                                    default -> broadcastInPlaceIsRight(comm, seed, count, root);
+                                }
+                            });
+                            assertEquals(expected[op], crossed.read(), "bytes read by process_vm_readv in call "
+                                    + call + " of op " + op + ", " + block + " B a block");
+                            assertEquals(0, crossed.written(), "bytes written by process_vm_writev in call " + call
+                                    + " of op " + op + ", " + block + " B a block");
+                        }
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /**
      * Rank 0 picks how two ranks that copy alone reduce-scatter ordinary buffers too (from 128 KB of input): each
      * kind, in place and out, reads for its first {@link PathChooser#RUN} calls (each rank its block of its peer's
      * input, by process_vm_readv) and goes through the slots for as many next; every call is right. Three ranks: no
@@ -597,11 +633,7 @@ class SingleCopyTest {
         int count = 65_537;
         long block = count * 4L;
         int port = ShmGroup.freePort();
-        SplittableRandom seeds = new SplittableRandom();
-        long[] seedOf = new long[2 * PathChooser.RUN];
-        for (int i = 0; i < seedOf.length; i++) {
-            seedOf[i] = seeds.nextLong();
-        }
+        long[] seedOf = freshSeeds(2 * PathChooser.RUN);
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", "1"))) {
                 for (int call = 0; call < seedOf.length; call++) {
@@ -659,11 +691,7 @@ class SingleCopyTest {
         Map<String, String> settings = sizesGiven
                 ? Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY_MIN", "128K")
                 : Map.of("JCOLL_SHM_THREADS", "1");
-        SplittableRandom seeds = new SplittableRandom();
-        long[] seedOf = new long[2 * n * PathChooser.RUN];
-        for (int i = 0; i < seedOf.length; i++) {
-            seedOf[i] = seeds.nextLong();
-        }
+        long[] seedOf = freshSeeds(2 * n * PathChooser.RUN);
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
                 ByteBuffer direct = buffer(true, count);
@@ -706,11 +734,7 @@ class SingleCopyTest {
         int count = 262_147;
         long bytes = count * 4L;
         int port = ShmGroup.freePort();
-        SplittableRandom seeds = new SplittableRandom();
-        long[] seedOf = new long[40 * ShareBalancer.EVERY];
-        for (int i = 0; i < seedOf.length; i++) {
-            seedOf[i] = seeds.nextLong();
-        }
+        long[] seedOf = freshSeeds(40 * ShareBalancer.EVERY);
         long[] written = new long[1];
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
             try (Communicator comm = ShmGroup.join(rank, n, port,
@@ -749,6 +773,23 @@ class SingleCopyTest {
         call.run();
         comm.barrier();
         return new Crossed(PeerMemory.kernelReadBytes() - read, PeerMemory.kernelWriteBytes() - written);
+    }
+
+    /** {@code count} fresh random seeds, one a call. */
+    private static long[] freshSeeds(int count) {
+        return new SplittableRandom().longs(count).toArray();
+    }
+
+    /** An in-place broadcast of {@code count} floats from {@code root}, checked element by element. */
+    private static void broadcastInPlaceIsRight(Communicator comm, long seed, int count, int root) {
+        ByteBuffer buffer = buffer(true, count);
+        for (int i = 0; i < count; i++) { // the receivers' values must all be overwritten
+            buffer.putFloat(i * 4, value(seed, comm.rank(), 5, i));
+        }
+        comm.broadcast(HostBuffer.of(buffer, DataType.FLOAT32), root);
+        for (int i = 0; i < count; i++) {
+            assertEquals(value(seed, root, 5, i), buffer.getFloat(i * 4), "broadcast in place from rank " + root);
+        }
     }
 
     /** An out-of-place broadcast of {@code count} floats from {@code root}, checked element by element. */
