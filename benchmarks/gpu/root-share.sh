@@ -11,16 +11,13 @@
 set -uo pipefail
 source "$(dirname "$0")/steps.sh"
 lscpu > "$OUT/lscpu.txt"
-base_jar=$(realpath "${BASE_JAR:-.gpu/base/jcoll-shm.jar}")
-new_cp=$JCOLL_CP
 {
   for r in $(seq 1 "${ROUNDS:-3}"); do
     for build in base new; do
       for mode in in-place out-of-place; do
         step "round $r, $build, $mode"
-        cp=$new_cp; [[ $build == base ]] && cp="$base_jar:$new_cp"
-        JCOLL_CP=$cp timeout 240 taskset -c 0,1 bash benchmarks/compare/paired.sh --transport shm -o broadcast \
-          --out "$OUT/$build-$mode-$r" -- -b 128K -e 32M -f 4 -w 1000 -k 20 -B 20 --jit-warmup 20000 \
+        JCOLL_CP=$(build_cp $build) timeout 240 taskset -c 0,1 bash benchmarks/compare/paired.sh --transport shm \
+          -o broadcast --out "$OUT/$build-$mode-$r" -- -b 128K -e 32M -f 4 -w 1000 -k 20 -B 20 --jit-warmup 20000 \
           $([[ $mode == in-place ]] && echo --in-place) > /dev/null 2>&1
         grep -E '^ +[0-9]' "$OUT/$build-$mode-$r/paired.log"
       done

@@ -12,15 +12,12 @@
 set -uo pipefail
 source "$(dirname "$0")/steps.sh"
 lscpu > "$OUT/lscpu.txt"
-base_jar=$(realpath "${BASE_JAR:-.gpu/base/jcoll-shm.jar}")
-new_cp=$JCOLL_CP
 {
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for build in base new; do
       for mode in out-of-place in-place; do
         step "round $r, $build, $mode"
-        cp=$new_cp; [[ $build == base ]] && cp="$base_jar:$new_cp"
-        JCOLL_CP=$cp timeout 240 taskset -c 0,1 bash benchmarks/compare/paired.sh --transport shm \
+        JCOLL_CP=$(build_cp $build) timeout 240 taskset -c 0,1 bash benchmarks/compare/paired.sh --transport shm \
           -o "allgather alltoall broadcast" --out "$OUT/$build-$mode-$r" \
           -- -b 8K -e 256K -f 2 -w 1000 -k 20 -B 20 --jit-warmup 20000 \
           $([[ $mode == in-place ]] && echo --in-place) > /dev/null 2>&1

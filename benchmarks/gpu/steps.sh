@@ -86,3 +86,9 @@ drill_step() {
   step "failure drill: rank 1 halts mid-AllReduce (JCOLL_TIMEOUT=5s, launcher grace 30 s)"
   JCOLL_TIMEOUT=5s JCOLL_LAUNCH_GRACE=30 timeout 120 ./jcoll launch -n "$N" -- io.jcoll.bench.FailureDrill 1
 }
+
+# the class path of build $1: "base" is this bundle with the previous head's jcoll-shm jar first (BASE_JAR, default
+# .gpu/base/jcoll-shm.jar), anything else this bundle as it is
+build_cp() {
+  if [[ $1 == base ]]; then echo "$(realpath "${BASE_JAR:-.gpu/base/jcoll-shm.jar}"):$JCOLL_CP"; else echo "$JCOLL_CP"; fi
+}

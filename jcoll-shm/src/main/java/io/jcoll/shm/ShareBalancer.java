@@ -16,7 +16,8 @@ package io.jcoll.shm;
  * by that mean the root finished first by more than {@link #TOLERANCE}, and shrinks it where the receivers did. It
  * starts at none, what a host whose own copy is as slow as the kernel's wants, and never writes more than a rank's
  * even part. Only the root
- * decides: it publishes the bytes for each call with its input, so every rank splits the message alike.
+ * decides: it publishes the bytes for each call with its input, so every rank splits the message alike. Below
+ * {@link #MIN_BYTES} it writes none and learns nothing.
  */
 final class ShareBalancer {
 
@@ -28,6 +29,14 @@ final class ShareBalancer {
     static final double SMOOTHING = 1.0 / EVERY;
     /** How far apart, over the larger, the root's and the receivers' times may be without a move. */
     static final double TOLERANCE = 0.05;
+    /**
+     * The smallest message given a share. A share costs the root two system calls (it reads the receiver's grant,
+     * then writes), which only a message whose kernel copy takes several times as long pays back: on the Intel VM
+     * (2026-12-02, two rounds each, every broadcast read from 8 KB with the sizes alone deciding) the share found took
+     * 1.50, 1.31, 1.22 and 1.15x Open MPI's time at 8-64 KB against 1.22, 1.10, 0.96 and 0.99x with none, and both
+     * 1.04x at 128 KB (benchmarks/results/dev-2026-12-02-small-read).
+     */
+    static final long MIN_BYTES = 128 << 10;
     /** A share ends on a page, as the kernel pins them. */
     private static final long PAGE = 4096;
 
@@ -41,8 +50,18 @@ final class ShareBalancer {
         this.maxFraction = 1.0 / ranks;
     }
 
-    /** The bytes at the start of a message of {@code bytes} that the root writes next. */
+    /** Whether messages of {@code bytes} get a share, so that their calls' times are worth taking. */
+    static boolean balances(long bytes) {
+        return bytes >= MIN_BYTES;
+    }
+
+    /**
+     * The bytes at the start of a message of {@code bytes} that the root writes next; none below {@link #MIN_BYTES}.
+     */
     long shareBytes(long bytes, int typeSize) {
+        if (!balances(bytes)) {
+            return 0;
+        }
         return wholePages((long) (fraction[PathChooser.sizeClass(bytes)] * bytes), typeSize);
     }
 

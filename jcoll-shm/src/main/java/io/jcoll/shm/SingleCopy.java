@@ -47,9 +47,9 @@ import java.util.function.IntToLongFunction;
  * {@link #ALONE_BROADCAST_MIN_BYTES}), rank 0 picking from 128 KB ({@link #ALONE_PICK_MIN_BYTES}). Not otherwise
  * for broadcast and scatter: receivers reading the one root's memory with crews contend for its page tables (up
  * to 3.8x the slots' time at 8 ranks; at 2, one receiver's crew of 4 took 1.47-1.60x at 256 KB-1 MB and 0.83-0.99x
- * from 4 MB, on 16 cores). Nor for reductions where ranks have crews: what a rank reads must still be combined with its own, the
- * second pass the slots make anyway. Where every rank copies alone, two or more, an all-reduce reads too, from
- * {@link #ALONE_REDUCE_MIN_BYTES} to {@link #ALONE_REDUCE_MAX_BYTES} ({@link #allReduce}). An in-place
+ * from 4 MB, on 16 cores). Nor for reductions where ranks have crews: what a rank reads must still be combined with
+ * its own, the second pass the slots make anyway. Where every rank copies alone, two or more, an all-reduce reads
+ * too, from {@link #ALONE_REDUCE_MIN_BYTES} to {@link #ALONE_REDUCE_MAX_BYTES} ({@link #allReduce}). An in-place
  * broadcast's root is read where two ranks copy alone: timed block by block beside Open MPI in the same processes
  * on the 2-vCPU VM, it took 1.01-1.11x Open MPI's time at 128 KB-2 MB in three runs, the slots 0.92-5.17x (5x in
  * the host's slow state, where each slot crosses the CPUs right after it is written); above, the slots keep both
@@ -64,7 +64,8 @@ import java.util.function.IntToLongFunction;
  * <p>Where this path runs (JCOLL_SHM_SINGLE_COPY=auto, the default), the sizes above say, but for two ranks that copy
  * alone on buffers not shared, where they say where it may from 128 KB: whether it does is rank 0's pick, call by
  * call, by the recent times of this path and the slots on this host ({@link PathChooser}, {@link #picksFor}),
- * all-reduces and reduce-scatters from 128 KB included; below 128 KB it reads ({@link #ALONE_PICK_MIN_BYTES}). Neither way is ahead in both of the 2-vCPU VM's states: the slots took
+ * all-reduces and reduce-scatters from 128 KB included; below 128 KB it reads ({@link #ALONE_PICK_MIN_BYTES}).
+ * Neither way is ahead in both of the 2-vCPU VM's states: the slots took
  * 0.56-0.88x Open MPI's time at every all-gather, all-to-all and broadcast of 128 KB-32 MB in one run and 1.13-3.58x
  * in the next, where this path took 0.94-1.17x at most points in both, at the floor of the kernel's copy; an
  * all-reduce out of place at 128 KB-2 MB through the slots 0.62-0.72x in the one state and 1.21-1.53x in the other,
@@ -85,7 +86,7 @@ final class SingleCopy {
      * against 1.18, 2.66 and 1.05x reading from 512 KB (benchmarks/RESULTS.md, 2026-11-28); on two CPUs of a Xeon
      * single copy took 0.70 and 0.57x the slots' time at 128 and 512 KB. Below 128 KB, on an Intel host of that VM
      * (2026-12-02), the slots took 1.2-2.4x Open MPI's time at all-gathers and all-to-alls of 16-64 KB, in place and
-     * out, where Open MPI reads its peer, and reading took 0.75-1.02x by the medians of the rounds.
+     * out, where Open MPI reads its peer, and reading took 0.75-1.00x by the medians of the rounds.
      */
     static final long ALONE_MIN_BYTES = 8 << 10;
     /**
@@ -104,18 +105,13 @@ final class SingleCopy {
      */
     static final long ALONE_PICK_MIN_BYTES = 128 << 10;
     /**
-     * The smallest broadcast in place whose root writes a share of each receiver's output ({@link #writeShare}), and
-     * out of place the smallest: a share costs the root two system calls (it reads the receiver's grant, then
-     * writes), which only a message whose kernel copy takes several times as long pays back. On the Intel VM
-     * (2026-12-02, 2 rounds each, rank 0 reading from 8 KB), in place: writing half took 1.60, 1.33 and 1.13x Open
-     * MPI's time at 8, 16 and 32 KB against 1.17, 1.01 and 1.02x writing none, and 0.95x at 64 KB against 1.04x; out
-     * of place, where the root also copies the whole message to its own output, the share {@link ShareBalancer}
-     * found took 1.50, 1.31, 1.22 and 1.15x at 8-64 KB against 1.22, 1.10, 0.96 and 0.99x with none, and level at
-     * 128 KB (1.04x both).
+     * The smallest broadcast in place whose root writes a share of each receiver's output ({@link #writeShare}); out
+     * of place, {@link ShareBalancer#MIN_BYTES}. A share costs the root two system calls (it reads the receiver's
+     * grant, then writes). On the Intel VM (2026-12-02, two rounds each, every broadcast read from 8 KB with the sizes
+     * alone deciding), writing half took 1.60, 1.33 and 1.13x Open MPI's time at 8, 16 and 32 KB against 1.17, 1.01
+     * and 1.02x writing none, and 0.95x at 64 KB against 1.04x (benchmarks/results/dev-2026-12-02-small-read).
      */
     static final long IN_PLACE_ROOT_SHARE_MIN_BYTES = 64 << 10;
-    /** The smallest broadcast out of place whose root writes a share: see {@link #IN_PLACE_ROOT_SHARE_MIN_BYTES}. */
-    static final long ROOT_SHARE_MIN_BYTES = 128 << 10;
     /**
      * In-place all-to-alls ({@link #exchange}) from this size up to {@link #ALONE_IN_PLACE_MAX_BYTES} where two ranks
      * each copy alone and JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN is not given; the slots elsewhere. Timed block by block
@@ -487,16 +483,28 @@ final class SingleCopy {
         if (memory == null || call.count() == 0) {
             return false;
         }
-        long bytes = call.count() * call.type().size(); // a block; a broadcast's whole message
+        long bytes = sizedBytes(call);
         return switch (call.operation()) {
             // in place (a rank's own business) is settled by the published words, in run()
-            case ALL_TO_ALL -> bytes * size >= sizes.minBytes();
-            case ALL_GATHER, GATHER -> bytes * size >= sizes.gatherMinBytes();
+            case ALL_TO_ALL -> bytes >= sizes.minBytes();
+            case ALL_GATHER, GATHER -> bytes >= sizes.gatherMinBytes();
             case BROADCAST -> bytes >= sizes.broadcastMinBytes();
             case ALL_REDUCE -> bytes >= sizes.reduceMinBytes() && bytes <= sizes.reduceMaxBytes()
                     || bytes >= mappedReduceMinBytes; // and its buffers shared: settled in run()
-            case REDUCE_SCATTER -> bytes * size >= mappedReduceMinBytes; // only its inputs shared: run()
+            case REDUCE_SCATTER -> bytes >= mappedReduceMinBytes; // only its inputs shared: run()
             default -> false;
+        };
+    }
+
+    /**
+     * A call's bytes as this path's sizes count them: the whole output of an all-to-all or gather and the whole input
+     * of a reduce-scatter (a block each rank), the message of a broadcast or all-reduce.
+     */
+    private long sizedBytes(Call call) {
+        long bytes = call.count() * call.type().size();
+        return switch (call.operation()) {
+            case ALL_TO_ALL, ALL_GATHER, GATHER, REDUCE_SCATTER -> bytes * size;
+            default -> bytes;
         };
     }
 
@@ -599,13 +607,11 @@ final class SingleCopy {
         if (!picksOrdinary || shared) {
             return false;
         }
-        long message = call.count() * call.type().size();
-        return switch (call.operation()) {
-            case ALL_REDUCE -> message >= (call.inPlace() ? sizes.reduceMinBytes() : mappedReduceMinBytes)
-                    && message <= sizes.reduceMaxBytes();
-            case BROADCAST -> message >= ALONE_PICK_MIN_BYTES;
-            default -> message * size >= ALONE_PICK_MIN_BYTES; // a block: as covers() counts it
-        };
+        long message = sizedBytes(call);
+        return call.operation() == Operation.ALL_REDUCE
+                ? message >= (call.inPlace() ? sizes.reduceMinBytes() : mappedReduceMinBytes)
+                        && message <= sizes.reduceMaxBytes()
+                : message >= ALONE_PICK_MIN_BYTES;
     }
 
     /**
@@ -944,7 +950,8 @@ final class SingleCopy {
         boolean writable = receiversWritable(call);
         long share = writable ? rootShareBytes(call) : 0;
         String operation = call.operation().label();
-        long start = System.nanoTime();
+        boolean timed = ShareBalancer.balances(message); // the same on every rank: only the root's balancer reads it
+        long start = timed ? System.nanoTime() : 0;
         if (isRoot && share > 0) {
             writeShare(s, call, share, number);
         }
@@ -958,8 +965,11 @@ final class SingleCopy {
                 }
             });
         }
+        if (!timed) {
+            return;
+        }
         long nanos = System.nanoTime() - start;
-        if (isRoot && !call.inPlace() && writable && message >= ROOT_SHARE_MIN_BYTES) {
+        if (isRoot && !call.inPlace() && writable) {
             rootCopyNanos = nanos; // for its balancer, once every receiver is done (run)
         } else if (!isRoot) {
             control.publishCopyNanos(s.rank(), nanos); // for the root's balancer, before this rank says it is done
@@ -971,17 +981,16 @@ final class SingleCopy {
      * output, published with its input: in place, the whole pages of a rank's even part, so that the root and each
      * receiver copy about as much (on the 2-vCPU VM, benchmarks/RESULTS.md, 2026-12-02, half took 0.46x and 0.63x
      * Open MPI's time at 8 and 32 MB where 0.6 took 0.72x and 0.71x); out of place, where the root copies the whole
-     * message to its own output besides, what its {@link ShareBalancer} found. None below
-     * {@link #IN_PLACE_ROOT_SHARE_MIN_BYTES} and {@link #ROOT_SHARE_MIN_BYTES}.
+     * message to its own output besides, what its {@link ShareBalancer} found. In place none below
+     * {@link #IN_PLACE_ROOT_SHARE_MIN_BYTES}.
      */
     private long plannedShareBytes(Call call) {
         long message = call.count() * call.type().size();
         int typeSize = call.type().size();
-        if (message < (call.inPlace() ? IN_PLACE_ROOT_SHARE_MIN_BYTES : ROOT_SHARE_MIN_BYTES)) {
-            return 0;
+        if (!call.inPlace()) {
+            return balancer.shareBytes(message, typeSize);
         }
-        return call.inPlace() ? ShareBalancer.wholePages(message / size, typeSize)
-                : balancer.shareBytes(message, typeSize);
+        return message < IN_PLACE_ROOT_SHARE_MIN_BYTES ? 0 : ShareBalancer.wholePages(message / size, typeSize);
     }
 
     /**

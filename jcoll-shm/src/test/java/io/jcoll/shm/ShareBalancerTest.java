@@ -70,4 +70,20 @@ class ShareBalancerTest {
         assertEquals(0, balancer.fraction(8 << 20));
         assertEquals(0, balancer.shareBytes(4095, 1), "not a whole page");
     }
+
+    /**
+     * Below {@link ShareBalancer#MIN_BYTES} a message gets no share, however far ahead its root's calls finished; at
+     * the minimum the same calls grow one.
+     */
+    @Test
+    void smallMessagesGetNoShare() {
+        ShareBalancer balancer = new ShareBalancer(2);
+        long below = ShareBalancer.MIN_BYTES / 2;
+        for (int i = 0; i < 400; i++) {
+            balancer.record(below, 100, 300);
+            balancer.record(ShareBalancer.MIN_BYTES, 100, 300);
+        }
+        assertEquals(0, balancer.shareBytes(below, 4), "below the minimum");
+        assertEquals(ShareBalancer.MIN_BYTES / 2, balancer.shareBytes(ShareBalancer.MIN_BYTES, 4), "at the minimum");
+    }
 }

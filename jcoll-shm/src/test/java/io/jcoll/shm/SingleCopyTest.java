@@ -206,10 +206,10 @@ class SingleCopyTest {
 
     /**
      * The defaults: two ranks that each copy alone (no crews) read their peers for out-of-place all-to-alls and
-     * gathers from 8 KiB and out-of-place broadcasts from 16 KiB, all-reduces from 8 to 32 MiB, in-place all-to-alls at 2-8 MiB and
-     * in-place broadcasts from their roots (rank 0 picking), and real calls of 160 KiB-8 MiB on either side of
-     * those sizes are right; with crews on any rank, or three ranks, all-to-alls from 512 KiB (never in place), gathers from 32 MiB
-     * and no broadcasts; all-reduces from 8 to 32 MiB where every rank copies alone, however many, none with a crew
+     * gathers from 8 KiB and out-of-place broadcasts from 16 KiB, all-reduces from 8 to 32 MiB, in-place
+     * all-to-alls at 2-8 MiB and in-place broadcasts from their roots (rank 0 picking), and real calls of
+     * 160 KiB-8 MiB on either side of those sizes are right; with crews on any rank, or three ranks, all-to-alls from
+     * 512 KiB (never in place), gathers from 32 MiB and no broadcasts; all-reduces from 8 to 32 MiB where every rank copies alone, however many, none with a crew
      * on any rank; every rank saying the same.
      */
     @Test
@@ -576,9 +576,10 @@ class SingleCopyTest {
     /**
      * Below {@link SingleCopy#ALONE_PICK_MIN_BYTES} two ranks that copy alone read every call where single copy takes
      * it, with no pick: all-gathers and all-to-alls from {@link SingleCopy#ALONE_MIN_BYTES}, broadcasts from
-     * {@link SingleCopy#ALONE_BROADCAST_MIN_BYTES}, and no root writes a share below
-     * {@link SingleCopy#IN_PLACE_ROOT_SHARE_MIN_BYTES} in place or {@link SingleCopy#ROOT_SHARE_MIN_BYTES} out of
-     * place. A broadcast under its size goes through the slots, reading nothing. {@code 2 * RUN} calls of each, as
+     * {@link SingleCopy#ALONE_BROADCAST_MIN_BYTES}, and no root writes a share in place below
+     * {@link SingleCopy#IN_PLACE_ROOT_SHARE_MIN_BYTES} (out of place, {@link ShareBalancerTest} covers the
+     * balancer's minimum: these calls are too few for it to grow a share of a page). A broadcast under its size goes
+     * through the slots, reading nothing. {@code 2 * RUN} calls of each, as
      * many as a pick would have split between the two ways; prime counts, fresh random values, the root alternating.
      */
     @Test
