@@ -53,9 +53,9 @@ public final class PairedMpi {
     private static final Duration WARMUP_HALF = Duration.ofMillis(500);
     private static final int MIN_WARMUP = 10;
     /**
-     * A settling burst's jcoll calls take about this long, within the bounds below ({@link #settle}): long enough
-     * for the code a burst runs to reach C2's call counts, so that a quiet burst means compiled code, not code
-     * still counting its calls.
+     * A settling burst's calls of each system take this long ({@link #runFor}), in runs of the calls within the
+     * bounds below: long enough for the code a burst runs to reach C2's call counts, so that a quiet burst means
+     * compiled code, not code still counting its calls.
      */
     private static final Duration SETTLE_BURST = Duration.ofMillis(100);
     private static final int SETTLE_MIN_CALLS = 8;
@@ -337,19 +337,34 @@ public final class PairedMpi {
      * ({@link JitQuiet#settle}), by {@code settleBy} at the latest. A warm-up of a few thousand 128 KB calls (10-30 ms)
      * left C2 compiling jcoll's path into the blocks on the 2-vCPU VM: a compilation took a rank's CPU for a
      * millisecond or more, stalling its peer, in 2-9 of 20 blocks where Open MPI's blocks met 0-1 stalls
-     * (benchmarks/results/dev-2026-11-30-settled).
+     * (benchmarks/results/dev-2026-11-30-settled). Each system's part of a burst lasts {@link #SETTLE_BURST}
+     * ({@link #runFor}), however fast its first calls were.
      */
     private static void settle(Runnable jcollCall, Runnable mpiCall, OpenMpiCalls mpi, long settleBy) {
-        double each = mpi.max(nanosPerCall(MIN_WARMUP, jcollCall)); // the slowest rank's, so all make as many
-        int calls = (int) Math.max(SETTLE_MIN_CALLS, Math.min(SETTLE_MAX_CALLS, SETTLE_BURST.toNanos() / each));
         JitQuiet.settle(() -> {
-            for (int i = 0; i < calls; i++) {
-                jcollCall.run();
-            }
-            for (int i = 0; i < calls; i++) {
-                mpiCall.run();
-            }
+            runFor(SETTLE_BURST, jcollCall, mpi);
+            runFor(SETTLE_BURST, mpiCall, mpi);
         }, seen -> (long) mpi.max(seen), SETTLE_MAX_BURSTS, settleBy);
+    }
+
+    /**
+     * Calls of {@code call} until they have taken {@code duration} on the slowest rank, in runs each sized by the
+     * time a call took in the last (every rank gets the slowest rank's time, so all make as many calls). A burst
+     * sized once, from its first calls, was too short: the first calls of a size whose path is new run in the
+     * interpreter, at ten times a compiled call's time, so a burst of 16 KB all-gathers that should have made
+     * 16,000 calls made about 1,000; it compiled nothing new and was called quiet, and C2 then compiled the
+     * single-copy path for half a second into the timed blocks, at 3-10x the call's time
+     * (benchmarks/results/dev-2026-12-02-settle-bursts).
+     */
+    private static void runFor(Duration duration, Runnable call, OpenMpiCalls mpi) {
+        long wanted = duration.toNanos();
+        double spent = 0;
+        int calls = MIN_WARMUP;
+        while (spent < wanted) {
+            double each = Math.max(1, mpi.max(nanosPerCall(calls, call)));
+            spent += each * calls;
+            calls = (int) Math.max(SETTLE_MIN_CALLS, Math.min(SETTLE_MAX_CALLS, (wanted - spent) / each));
+        }
     }
 
     /**
