@@ -21,14 +21,16 @@ import java.util.function.IntToLongFunction;
  * every rank publishes where its input is (an all-reduce's rank its output too) and waits for all; if every
  * address the call reads is there, each rank reads its blocks and the ranks wait for each other again before any
  * returns (a sender's buffer must stay as it is until every reader is done); otherwise every rank, having seen the
- * same addresses, passes the second phase and takes the slots. A rank publishes 0 where its input cannot be read
- * (a heap buffer, an array, GPU memory) or should not be (a large broadcast's root in place), and whether its call
- * is in place: that is the rank's own business, so it is settled through the published words, which every rank
- * sees alike, and never by a rank alone. An all-to-all in which any rank is in place goes in chunks, a phase each,
- * so that no block is overwritten before its reader is done ({@link #exchange}). One call also writes: the root of
- * a broadcast writes part of the message into each receiver's output while the receivers read the rest (in place,
- * where it has nothing of its own to copy, half at two ranks; out of place what {@link ShareBalancer} finds), within
- * what each receiver granted for the call in its own memory ({@link #broadcast}, {@link WriteGrant}).
+ * same addresses, takes the slots, a rooted call after the second phase (its root could finish in the slots
+ * before a receiver has read the words, and publish its next call's over them). A rank publishes 0 where its input
+ * cannot be read (a heap buffer, an array, GPU memory) or should not be (a large broadcast's root in place), and
+ * whether its call is in place: that is the rank's own business, so it is settled through the published words,
+ * which every rank sees alike, and never by a rank alone. An all-to-all in which any rank is in place goes in
+ * chunks, a phase each, so that no block is overwritten before its reader is done ({@link #exchange}). One call
+ * also writes: the root of a broadcast writes part of the message into each receiver's output while the receivers
+ * read the rest (in place, where it has nothing of its own to copy, half at two ranks; out of place what
+ * {@link ShareBalancer} finds), within what each receiver granted for the call in its own memory
+ * ({@link #broadcast}, {@link WriteGrant}).
  *
  * <p>A buffer from {@link io.jcoll.SharedMemory} is published with the allocation it lies in, and its peers read it
  * through their own mappings of it ({@link PeerRegions}: a plain copy, where {@code process_vm_readv} pins every
@@ -565,6 +567,12 @@ final class SingleCopy {
         }
         if (picks) {
             chooser.started(call, sources == null, start);
+        }
+        if (sources == null && !call.operation().isRooted()) {
+            // The slots run it, and no phase is needed to say that nothing was read: every rank's output there holds
+            // every peer's input, which a peer writes only after it has read this call's words, so no rank can publish
+            // its next call's words over them before its peers are done. A rooted call's root may finish first.
+            return false;
         }
         if (sources != null && whole) {
             allReduceWhole(s, call, sources);

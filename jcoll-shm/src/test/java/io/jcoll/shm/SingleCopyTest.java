@@ -760,6 +760,41 @@ class SingleCopyTest {
     }
 
     /** Bytes of peers' memory the kernel read and wrote for a call, every rank of this process together. */
+    /**
+     * A call that single copy's first phase sends to the slots goes on to them without a second phase (nothing was
+     * read): an all-to-all in place below the size from which it is read, an all-reduce whose input is on the heap on
+     * one rank. Back to back with calls that read, rooted ones among them, a rank that leaves such a call first must
+     * not publish its next call's words while a peer still reads this call's: each call is checked element by
+     * element and the in-place all-to-all crosses no byte. Fresh random values, prime counts, 2 and 3 ranks.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 3})
+    void callsSentToTheSlotsAfterTheFirstPhaseRunBackToBackWithReads(int n) {
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
+        Map<String, String> settings = new HashMap<>(EVERY_CALL);
+        settings.put("JCOLL_SHM_SINGLE_COPY_IN_PLACE_MIN", "1G");
+        int port = ShmGroup.freePort();
+        long[] seedOf = freshSeeds(150);
+        int[] counts = {1, 13, 97, 1009};
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port, settings)) {
+                for (int call = 0; call < seedOf.length; call++) {
+                    long seed = seedOf[call];
+                    int count = counts[call % counts.length];
+                    int root = call % n;
+                    Crossed inPlace = crossed(comm, () -> allToAllInPlaceIsRight(comm, seed, count));
+                    assertEquals(0, inPlace.read() + inPlace.written(), "bytes crossed by the in-place all-to-all");
+                    allToAllIsRight(comm, seed + 1, count, true, true);
+                    allReduceIsRight(comm, seed + 2, count, rank != root, true, false);
+                    broadcastIsRight(comm, seed + 3, count, root);
+                    allToAllInPlaceIsRight(comm, seed + 4, count);
+                    allGatherIsRight(comm, seed + 5, count);
+                }
+                return null;
+            }
+        });
+    }
+
     private record Crossed(long read, long written) {
     }
 
