@@ -349,11 +349,10 @@ public final class PairedMpi {
 
     /**
      * Calls of {@code call} until they have taken {@code duration} on the slowest rank, in runs each sized by the
-     * time a call took in the last (every rank gets the slowest rank's time, so all make as many calls). A burst
-     * sized once, from its first calls, was too short: the first calls of a size whose path is new run in the
-     * interpreter, at ten times a compiled call's time, so a burst of 16 KB all-gathers that should have made
-     * 16,000 calls made about 1,000; it compiled nothing new and was called quiet, and C2 then compiled the
-     * single-copy path for half a second into the timed blocks, at 3-10x the call's time
+     * time a call took in the last (every rank gets the slowest rank's time, so all make as many calls). Bursts
+     * sized once, from the first calls of a size whose path is new (made before it is compiled), were too short:
+     * at 16 KB all-gathers they had ended before C2 queued the single-copy path at its 7,680th call, and C2 then
+     * compiled it for half a second into the timed blocks, at 3-10x the call's time
      * (benchmarks/results/dev-2026-12-02-settle-bursts).
      */
     private static void runFor(Duration duration, Runnable call, OpenMpiCalls mpi) {

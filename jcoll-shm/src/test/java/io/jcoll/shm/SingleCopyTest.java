@@ -759,13 +759,13 @@ class SingleCopyTest {
                 + seedOf.length * bytes + " bytes");
     }
 
-    /** Bytes of peers' memory the kernel read and wrote for a call, every rank of this process together. */
     /**
      * A call that single copy's first phase sends to the slots goes on to them without a second phase (nothing was
      * read): an all-to-all in place below the size from which it is read, an all-reduce whose input is on the heap on
      * one rank. Back to back with calls that read, rooted ones among them, a rank that leaves such a call first must
      * not publish its next call's words while a peer still reads this call's: each call is checked element by
-     * element and the in-place all-to-all crosses no byte. Fresh random values, prime counts, 2 and 3 ranks.
+     * element and the in-place all-to-all crosses no byte. Fresh random values, counts of 1 and primes, 2 and 3
+     * ranks.
      */
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {2, 3})
@@ -795,6 +795,7 @@ class SingleCopyTest {
         });
     }
 
+    /** Bytes of peers' memory the kernel read and wrote for a call, every rank of this process together. */
     private record Crossed(long read, long written) {
     }
 
