@@ -214,8 +214,8 @@ public final class Perf {
      * ReduceScatter's and All-to-All's first size took 36-84 us with one pass (C2 recompiling
      * RecursiveHalvingReduceScatter.run and Reductions.combine while it was timed, -XX:+PrintCompilation),
      * 10-18 us with two; benchmarks/RESULTS.md;</li>
-     * <li>each sweep size above 64 KB (to 16 MB) in bursts until the compiler has nothing new
-     * ({@link #settleLargeSizes});</li>
+     * <li>each sweep size above 64 KB (to 32 MB), measured and checked as the sweep will, in bursts until the
+     * compiler has nothing new ({@link #settleLargeSizes});</li>
      * <li>where {@code --jit-warmup} asks for more than {@link #JIT_WARMUP_CALLS} calls, the rest of them on the
      * sweep's first size: on 2 cores, where two spinning ranks leave the compiler little time, an 8-byte
      * AllReduce over shared memory took 0.57-0.77 us a call after 300,000 warm-up calls and 0.33 after 3 million
@@ -294,21 +294,38 @@ public final class Perf {
         }
     }
 
-    /** Bytes a settling burst moves per size: its calls are this over the size, within the bounds below. */
+    /** Bytes the first settling burst of a size moves (and {@link #resume}'s): its calls are this over the size. */
     private static final long SETTLE_BURST_BYTES = 64L << 20;
     private static final int SETTLE_MIN_CALLS = 8;
     private static final int SETTLE_MAX_CALLS = 1_000;
+    /**
+     * Each form's calls in a settling burst after the first take about this long on the slowest rank: long enough
+     * for the code a burst runs to reach C2's call counts, so that a quiet burst means compiled code, not code still
+     * counting its calls.
+     */
+    private static final Duration SETTLE_BURST = Duration.ofMillis(100);
+    private static final int SETTLE_MAX_TIMED_CALLS = 50_000;
     /** Bursts per size at most, and the settling's whole time at most (the JIT may never go wholly quiet). */
     private static final int SETTLE_MAX_BURSTS = 12;
-    private static final Duration SETTLE_LIMIT = Duration.ofSeconds(15);
-    /** Larger sizes run the same code as this one and take long enough a call that a compilation hides in them. */
-    private static final long SETTLE_MAX_BYTES = 16L << 20;
+    private static final Duration SETTLE_LIMIT = Duration.ofSeconds(20);
+    /**
+     * Larger sizes run the code of the sizes below and take long enough a call (milliseconds on CPUs) that a
+     * compilation hides in them, where a burst of a gigabyte over TCP would take seconds.
+     */
+    private static final long SETTLE_MAX_BYTES = 32L << 20;
 
     /**
-     * Runs each sweep size above {@link #SMALL_BYTES} in bursts, out of place and in place, until a burst leaves the
-     * compiler nothing new ({@link JitQuiet#settle}; or the bursts or the time run out). The call counts above leave
-     * the large-message paths (pipelines, rings) compiling: C2 compiled and threw away the pipeline while the sweep
-     * timed it (2 ranks on two CPUs, benchmarks/results/history-tcp.md).
+     * Measures and checks each sweep size above {@link #SMALL_BYTES} (to {@link #SETTLE_MAX_BYTES}) as the sweep will,
+     * out of place and in place, in bursts until one leaves the compiler nothing new on any rank
+     * ({@link JitQuiet#settle}; or the bursts or the time run out). The call counts of a warm-up leave the
+     * large-message paths (pipelines, rings) compiling: C2 compiled and threw away the pipeline while the sweep timed
+     * it (2 ranks on two CPUs, benchmarks/results/history-tcp.md). The first burst of a size is {@link #settleCalls}
+     * calls a form, the next each last {@link #SETTLE_BURST} by the calls' time in the one before. Bursts of plain
+     * calls, at most 1,000 of a size, left the compiler working into the sweep (2 ranks on the 2-vCPU VM, shm,
+     * AllGather at 16 KB-32 MB): C2 compiled the check's loops over the output during the 1-2 MB rows, for 50-80 ms
+     * each, and the all-gather's slots path during the 32 MB row, for 170 ms, while the two ranks spun on both CPUs.
+     * Calls sized before a path is compiled were too few for C2 in the same way in {@link PairedMpi}
+     * (benchmarks/results/dev-2026-12-02-settle-bursts).
      */
     private static void settleLargeSizes(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
         long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
@@ -316,13 +333,22 @@ public final class Perf {
             if (bytes <= SMALL_BYTES || bytes > SETTLE_MAX_BYTES) {
                 continue;
             }
-            int calls = settleCalls(bytes);
-            boolean inTime = JitQuiet.settle(() -> warmUp(comm, o, arenas, bytes, 2 * calls),
-                    seen -> maxOverRanks(comm, seen), SETTLE_MAX_BURSTS, deadline);
+            int[] calls = {settleCalls(bytes)};
+            boolean inTime = JitQuiet.settle(() -> {
+                Row row = measure(comm, o, arenas, bytes, 0, calls[0], false);
+                calls[0] = callsLasting(SETTLE_BURST, Math.max(row.timeUs()[0], row.timeUs()[1]));
+            }, seen -> maxOverRanks(comm, seen), SETTLE_MAX_BURSTS, deadline);
             if (!inTime) {
                 return;
             }
         }
+    }
+
+    /** Calls of {@code microsPerCall} each that take about {@code duration}, within the settling's bounds. */
+    static int callsLasting(Duration duration, double microsPerCall) {
+        double each = microsPerCall > 1e-3 ? microsPerCall : 1e-3; // a call timed at nothing (or NaN): the most calls
+        double calls = duration.toNanos() / 1e3 / each;
+        return (int) Math.max(SETTLE_MIN_CALLS, Math.min(SETTLE_MAX_TIMED_CALLS, calls));
     }
 
     /** The largest of the ranks' {@code value}s. */
