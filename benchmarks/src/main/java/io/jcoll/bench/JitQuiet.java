@@ -17,6 +17,18 @@ final class JitQuiet {
 
     private static final long POLL_MILLIS = 20;
 
+    /**
+     * A settling burst's calls of one kind take about this long on the slowest rank: long enough for the code a burst
+     * runs to reach C2's call counts, so that a quiet burst means compiled code, not code still counting its calls.
+     * Bursts sized from a size's first calls, made before its path was compiled, were too short: C2 then compiled the
+     * path into the timed calls (benchmarks/results/dev-2026-12-02-settle-bursts, dev-2026-12-02-perf-settle).
+     */
+    static final Duration BURST = Duration.ofMillis(100);
+    /** Bursts per size at most. */
+    static final int MAX_BURSTS = 12;
+    private static final int MIN_BURST_CALLS = 8;
+    private static final int MAX_BURST_CALLS = 50_000;
+
     private JitQuiet() {
     }
 
@@ -53,6 +65,15 @@ final class JitQuiet {
                 return;
             }
         }
+    }
+
+    /**
+     * Calls of {@code nanosPerCall} each that take about {@code duration}, at least a handful and at most
+     * {@value #MAX_BURST_CALLS}; a call timed at under a nanosecond (or NaN) counts as one.
+     */
+    static int callsLasting(Duration duration, double nanosPerCall) {
+        double each = nanosPerCall > 1 ? nanosPerCall : 1;
+        return (int) Math.max(MIN_BURST_CALLS, Math.min(MAX_BURST_CALLS, duration.toNanos() / each));
     }
 
     /**

@@ -52,15 +52,6 @@ public final class PairedMpi {
     /** The time a size's untimed calls of each system take at most, in two halves, beyond {@link #MIN_WARMUP}. */
     private static final Duration WARMUP_HALF = Duration.ofMillis(500);
     private static final int MIN_WARMUP = 10;
-    /**
-     * A settling burst's calls of each system take this long ({@link #runFor}), in runs of the calls within the
-     * bounds below: long enough for the code a burst runs to reach C2's call counts, so that a quiet burst means
-     * compiled code, not code still counting its calls.
-     */
-    private static final Duration SETTLE_BURST = Duration.ofMillis(100);
-    private static final int SETTLE_MIN_CALLS = 8;
-    private static final int SETTLE_MAX_CALLS = 50_000;
-    private static final int SETTLE_MAX_BURSTS = 12;
     /** The settling's whole time at most, over every size of a run (the JIT may never go wholly quiet). */
     private static final Duration SETTLE_LIMIT = Duration.ofSeconds(20);
 
@@ -337,14 +328,14 @@ public final class PairedMpi {
      * ({@link JitQuiet#settle}), by {@code settleBy} at the latest. A warm-up of a few thousand 128 KB calls (10-30 ms)
      * left C2 compiling jcoll's path into the blocks on the 2-vCPU VM: a compilation took a rank's CPU for a
      * millisecond or more, stalling its peer, in 2-9 of 20 blocks where Open MPI's blocks met 0-1 stalls
-     * (benchmarks/results/dev-2026-11-30-settled). Each system's part of a burst lasts {@link #SETTLE_BURST}
+     * (benchmarks/results/dev-2026-11-30-settled). Each system's part of a burst lasts {@link JitQuiet#BURST}
      * ({@link #runFor}), however fast its first calls were.
      */
     private static void settle(Runnable jcollCall, Runnable mpiCall, OpenMpiCalls mpi, long settleBy) {
         JitQuiet.settle(() -> {
-            runFor(SETTLE_BURST, jcollCall, mpi);
-            runFor(SETTLE_BURST, mpiCall, mpi);
-        }, seen -> (long) mpi.max(seen), SETTLE_MAX_BURSTS, settleBy);
+            runFor(JitQuiet.BURST, jcollCall, mpi);
+            runFor(JitQuiet.BURST, mpiCall, mpi);
+        }, seen -> (long) mpi.max(seen), JitQuiet.MAX_BURSTS, settleBy);
     }
 
     /**
@@ -362,7 +353,7 @@ public final class PairedMpi {
         while (spent < wanted) {
             double each = Math.max(1, mpi.max(nanosPerCall(calls, call)));
             spent += each * calls;
-            calls = (int) Math.max(SETTLE_MIN_CALLS, Math.min(SETTLE_MAX_CALLS, (wanted - spent) / each));
+            calls = JitQuiet.callsLasting(Duration.ofNanos((long) (wanted - spent)), each);
         }
     }
 

@@ -298,15 +298,7 @@ public final class Perf {
     private static final long SETTLE_BURST_BYTES = 64L << 20;
     private static final int SETTLE_MIN_CALLS = 8;
     private static final int SETTLE_MAX_CALLS = 1_000;
-    /**
-     * Each form's calls in a settling burst after the first take about this long on the slowest rank: long enough
-     * for the code a burst runs to reach C2's call counts, so that a quiet burst means compiled code, not code still
-     * counting its calls.
-     */
-    private static final Duration SETTLE_BURST = Duration.ofMillis(100);
-    private static final int SETTLE_MAX_TIMED_CALLS = 50_000;
-    /** Bursts per size at most, and the settling's whole time at most (the JIT may never go wholly quiet). */
-    private static final int SETTLE_MAX_BURSTS = 12;
+    /** The settling's whole time at most (the JIT may never go wholly quiet). */
     private static final Duration SETTLE_LIMIT = Duration.ofSeconds(20);
     /**
      * Larger sizes run the code of the sizes below and take long enough a call (milliseconds on CPUs) that a
@@ -320,12 +312,10 @@ public final class Perf {
      * ({@link JitQuiet#settle}; or the bursts or the time run out). The call counts of a warm-up leave the
      * large-message paths (pipelines, rings) compiling: C2 compiled and threw away the pipeline while the sweep timed
      * it (2 ranks on two CPUs, benchmarks/results/history-tcp.md). The first burst of a size is {@link #settleCalls}
-     * calls a form, the next each last {@link #SETTLE_BURST} by the calls' time in the one before. Bursts of plain
-     * calls, at most 1,000 of a size, left the compiler working into the sweep (2 ranks on the 2-vCPU VM, shm,
-     * AllGather at 16 KB-32 MB): C2 compiled the check's loops over the output during the 1-2 MB rows, for 50-80 ms
-     * each, and the all-gather's slots path during the 32 MB row, for 170 ms, while the two ranks spun on both CPUs.
-     * Calls sized before a path is compiled were too few for C2 in the same way in {@link PairedMpi}
-     * (benchmarks/results/dev-2026-12-02-settle-bursts).
+     * calls a form, the next each last {@link JitQuiet#BURST} by the calls' time in the one before. Bursts of plain
+     * calls, at most 1,000 of a size, left the compiler working into the sweep (2 ranks on the 2-vCPU VM, shm, 128 KB
+     * to 32 MB): C2 compiled the check's loops over the output and the waiter's spin, 12-95 ms each and 0.14-0.44 s a
+     * rank, while the two ranks spun on both CPUs (benchmarks/results/dev-2026-12-02-perf-settle).
      */
     private static void settleLargeSizes(Communicator comm, PerfOptions o, Layout.Arenas arenas, List<Long> sizes) {
         long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
@@ -336,19 +326,12 @@ public final class Perf {
             int[] calls = {settleCalls(bytes)};
             boolean inTime = JitQuiet.settle(() -> {
                 Row row = measure(comm, o, arenas, bytes, 0, calls[0], false);
-                calls[0] = callsLasting(SETTLE_BURST, Math.max(row.timeUs()[0], row.timeUs()[1]));
-            }, seen -> maxOverRanks(comm, seen), SETTLE_MAX_BURSTS, deadline);
+                calls[0] = JitQuiet.callsLasting(JitQuiet.BURST, 1e3 * Math.max(row.timeUs()[0], row.timeUs()[1]));
+            }, seen -> maxOverRanks(comm, seen), JitQuiet.MAX_BURSTS, deadline);
             if (!inTime) {
                 return;
             }
         }
-    }
-
-    /** Calls of {@code microsPerCall} each that take about {@code duration}, within the settling's bounds. */
-    static int callsLasting(Duration duration, double microsPerCall) {
-        double each = microsPerCall > 1e-3 ? microsPerCall : 1e-3; // a call timed at nothing (or NaN): the most calls
-        double calls = duration.toNanos() / 1e3 / each;
-        return (int) Math.max(SETTLE_MIN_CALLS, Math.min(SETTLE_MAX_TIMED_CALLS, calls));
     }
 
     /** The largest of the ranks' {@code value}s. */

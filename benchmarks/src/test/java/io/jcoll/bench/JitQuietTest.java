@@ -2,6 +2,7 @@ package io.jcoll.bench;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +18,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class JitQuietTest {
 
     private static final long FAR = Long.MAX_VALUE / 4;
+
+    @Test
+    void burstsLastTheirTimeWithinBounds() {
+        Duration burst = Duration.ofMillis(100);
+        assertEquals(5_000, JitQuiet.callsLasting(burst, 20_000));
+        assertEquals(12, JitQuiet.callsLasting(burst, 8e6)); // a 32 MB call on two CPUs
+        assertEquals(8, JitQuiet.callsLasting(burst, 1e9)); // never fewer than a handful
+        assertEquals(50_000, JitQuiet.callsLasting(burst, 500)); // nor a burst without end
+        assertEquals(50_000, JitQuiet.callsLasting(burst, 0));
+        assertEquals(50_000, JitQuiet.callsLasting(burst, Double.NaN));
+        assertEquals(8, JitQuiet.callsLasting(Duration.ofNanos(-5_000), 1_000)); // a burst already over its time
+    }
 
     @Test
     void aBurstThatLeavesEveryRankQuietEndsTheSettling() {

@@ -170,17 +170,6 @@ class PerfAndDemoTest {
     }
 
     @Test
-    void settlingBurstsLastTheirTimeWithinBounds() {
-        Duration burst = Duration.ofMillis(100);
-        assertEquals(5_000, Perf.callsLasting(burst, 20.0));
-        assertEquals(12, Perf.callsLasting(burst, 8_000.0)); // a 32 MB call on two CPUs
-        assertEquals(8, Perf.callsLasting(burst, 1e6)); // never fewer than a handful
-        assertEquals(50_000, Perf.callsLasting(burst, 0.5)); // nor a burst without end
-        assertEquals(50_000, Perf.callsLasting(burst, 0.0));
-        assertEquals(50_000, Perf.callsLasting(burst, Double.NaN));
-    }
-
-    @Test
     void optionsParseLikeNcclTests() {
         PerfOptions o = PerfOptions.parse(List.of("allgather", "-b", "8", "-e", "1M", "-f", "4", "-n", "4", "-d", "half",
                 "-o", "avg"));
