@@ -9,6 +9,10 @@
  *
  *   allgather   every rank reads each peer's input into the peer's block of its output, copies its own across
  *   alltoall    every rank reads its block of each peer's input, copies its own block across
+ *   allgather-write  every rank copies its input into its own block and writes it into its block of each peer's
+ *               output with process_vm_writev, WRITE_CHUNK bytes at a time, the copy first (jcoll's two-rank
+ *               gathers from 512 KB): each input is read from memory once where reading reads it twice
+ *   alltoall-write   every rank writes each peer's block of its input into the peer's output, copies its own
  *   broadcast   the receivers read rank 0's buffer; "broadcast-out" also has the root copy its input to its
  *               output (jcoll's out-of-place Broadcast), where MPI_Bcast's root has one buffer
  *
@@ -31,7 +35,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum { LINE = 64 };
+enum { LINE = 64, WRITE_CHUNK = 256 << 10 };
 
 /* What the floor's ranks share: a counter a rank, each on its own cache line, and every rank's pid and buffers. */
 static _Atomic long *counters;
@@ -63,11 +67,35 @@ static void read_from(int peer, void *dst, long src, size_t bytes) {
     }
 }
 
+static void write_to(int peer, long dst, void *src, size_t bytes) {
+    struct iovec local = {src, bytes}, remote = {(void *) dst, bytes};
+    ssize_t got = process_vm_writev((pid_t) pids[peer], &local, 1, &remote, 1, 0);
+    if (got != (ssize_t) bytes) {
+        perror("process_vm_writev");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
 /* One floor call of OP on TOTAL floats of the largest buffer. */
 static void floor_call(const char *op, float *send, float *recv, long total) {
     size_t block = (size_t) (total / n) * sizeof(float), all = (size_t) total * sizeof(float);
     meet();
-    if (strcmp(op, "allgather") == 0 || strcmp(op, "alltoall") == 0) {
+    if (strcmp(op, "allgather-write") == 0) {
+        for (size_t at = 0; at < block; at += WRITE_CHUNK) {
+            size_t len = block - at < WRITE_CHUNK ? block - at : WRITE_CHUNK;
+            memcpy((char *) recv + rank * block + at, (char *) send + at, len);
+            for (int k = 1; k < n; k++) {
+                int peer = (rank + k) % n;
+                write_to(peer, recvs[peer] + rank * block + at, (char *) send + at, len);
+            }
+        }
+    } else if (strcmp(op, "alltoall-write") == 0) {
+        for (int k = 1; k < n; k++) {
+            int peer = (rank + k) % n;
+            write_to(peer, recvs[peer] + rank * block, (char *) send + peer * block, block);
+        }
+        memcpy((char *) recv + rank * block, (char *) send + rank * block, block);
+    } else if (strcmp(op, "allgather") == 0 || strcmp(op, "alltoall") == 0) {
         int gather = op[3] == 'g';
         for (int k = 1; k < n; k++) {
             int peer = (rank + k) % n;
@@ -84,9 +112,9 @@ static void floor_call(const char *op, float *send, float *recv, long total) {
 
 static void mpi_call(const char *op, float *send, float *recv, long total) {
     int per_rank = (int) (total / n);
-    if (strcmp(op, "allgather") == 0) {
+    if (strncmp(op, "allgather", 9) == 0) {
         MPI_Allgather(send, per_rank, MPI_FLOAT, recv, per_rank, MPI_FLOAT, MPI_COMM_WORLD);
-    } else if (strcmp(op, "alltoall") == 0) {
+    } else if (strncmp(op, "alltoall", 8) == 0) {
         MPI_Alltoall(send, per_rank, MPI_FLOAT, recv, per_rank, MPI_FLOAT, MPI_COMM_WORLD);
     } else {
         MPI_Bcast(recv, (int) total, MPI_FLOAT, 0, MPI_COMM_WORLD);
@@ -100,8 +128,8 @@ static float input(int r, long i) {
 
 static float expected(const char *op, long total, long i) {
     long per_rank = total / n;
-    if (strcmp(op, "allgather") == 0) return input((int) (i / per_rank), i % per_rank);
-    if (strcmp(op, "alltoall") == 0) return input((int) (i / per_rank), rank * per_rank + i % per_rank);
+    if (strncmp(op, "allgather", 9) == 0) return input((int) (i / per_rank), i % per_rank);
+    if (strncmp(op, "alltoall", 8) == 0) return input((int) (i / per_rank), rank * per_rank + i % per_rank);
     return input(0, i);
 }
 
@@ -132,11 +160,12 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    const char *ops[] = {"allgather", "alltoall", "broadcast", "broadcast-out"};
+    const char *ops[] = {"allgather", "alltoall", "broadcast", "broadcast-out", "allgather-write", "alltoall-write"};
     int known = 0;
-    for (int i = 0; argc == 8 && i < 4; i++) known |= strcmp(argv[1], ops[i]) == 0;
+    for (int i = 0; argc == 8 && i < 6; i++) known |= strcmp(argv[1], ops[i]) == 0;
     if (!known) {
-        if (rank == 0) fprintf(stderr, "usage: cma_floor allgather|alltoall|broadcast|broadcast-out MIN_BYTES MAX_BYTES "
+        if (rank == 0) fprintf(stderr, "usage: cma_floor allgather|alltoall|broadcast|broadcast-out|allgather-write|"
+                                       "alltoall-write MIN_BYTES MAX_BYTES "
                                        "FACTOR WARMUP CALLS BLOCKS\n");
         MPI_Finalize();
         return 2;
@@ -168,7 +197,7 @@ int main(int argc, char **argv) {
     }
     for (long bytes = min; bytes <= max; bytes *= factor) {
         long total = bytes / 4;
-        if (strcmp(op, "alltoall") == 0 || strcmp(op, "allgather") == 0) total -= total % n;
+        if (strncmp(op, "alltoall", 8) == 0 || strncmp(op, "allgather", 9) == 0) total -= total % n;
         if (total < n) continue;
         /* the floor's output checked first: the broadcast root's buffer for "broadcast" holds rank 0's input */
         if (rank == 0 && strcmp(op, "broadcast") == 0) for (long i = 0; i < total; i++) recv[i] = input(0, i);

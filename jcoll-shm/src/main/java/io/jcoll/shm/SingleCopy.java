@@ -26,11 +26,12 @@ import java.util.function.IntToLongFunction;
  * cannot be read (a heap buffer, an array, GPU memory) or should not be (a large broadcast's root in place), and
  * whether its call is in place: that is the rank's own business, so it is settled through the published words,
  * which every rank sees alike, and never by a rank alone. An all-to-all in which any rank is in place goes in
- * chunks, a phase each, so that no block is overwritten before its reader is done ({@link #exchange}). One call
- * also writes: the root of a broadcast writes part of the message into each receiver's output while the receivers
- * read the rest (in place, where it has nothing of its own to copy, half at two ranks; out of place what
- * {@link ShareBalancer} finds), within what each receiver granted for the call in its own memory
- * ({@link #broadcast}, {@link WriteGrant}).
+ * chunks, a phase each, so that no block is overwritten before its reader is done ({@link #exchange}). Two calls
+ * also write, within what each receiver granted for the call in its own memory ({@link WriteGrant}): the root of a
+ * broadcast writes part of the message into each receiver's output while the receivers read the rest (in place,
+ * where it has nothing of its own to copy, half at two ranks; out of place what {@link ShareBalancer} finds;
+ * {@link #broadcast}), and where two ranks copy alone, each rank of a large gather writes its block into its peer's
+ * output instead of the peer reading it ({@link #writeBlocks}).
  *
  * <p>A buffer from {@link io.jcoll.SharedMemory} is published with the allocation it lies in, and its peers read it
  * through their own mappings of it ({@link PeerRegions}: a plain copy, where {@code process_vm_readv} pins every
@@ -197,6 +198,32 @@ final class SingleCopy {
     static final long NO_IN_PLACE_ROOT = -1;
     /** A size setting not given: the default applies. */
     private static final long UNSET = -1;
+    /**
+     * All-gathers of this size and more (the whole output) where two ranks copy alone: each rank writes its input into
+     * its peer's output ({@link #writeBlocks}) where below it reads its peer's. A rank then reads its input from memory
+     * once, for its own output and its peer's, where reading has it read twice (by itself and by its peer); that pays
+     * where the inputs and outputs, three times the message, outgrow the last-level cache (32 MB on the 2-vCPU VM).
+     * There, by the medians of 4 alternated rounds beside Open MPI with the sizes alone deciding
+     * (benchmarks/RESULTS.md, 2026-12-03), writing took 0.98x and 0.92x Open MPI's time at 16 and 32 MB where reading
+     * took 1.01x and 1.02x; written from 512 KB, 1.07x at 2 MB where reading took 1.00x, and level at 128 KB-8 MB. In
+     * C, 0.93-0.96x against 1.00-1.03x at 32 MB in six rounds. An all-to-all reads each input once either way, and
+     * writing lost there in C.
+     */
+    static final long ALONE_ALL_GATHER_WRITE_MIN_BYTES = 16 << 20;
+    /**
+     * Gathers to a root of this size and more (the root's output) where two ranks copy alone: the sender writes its
+     * block into the root's output while the root copies its own, where reading had the root make both copies one
+     * after the other ({@link #writeBlocks}). On the 2-vCPU VM ({@code jcoll perf gather}, four alternated rounds,
+     * benchmarks/RESULTS.md, 2026-12-03) that took 0.73x, 0.80x, 0.70x and 0.88x the time at 512 KB, 2, 8 and 32 MB out
+     * of place by the medians of the rounds; in place, where the root has nothing of its own to copy, 0.86-0.97x.
+     */
+    static final long ALONE_GATHER_WRITE_MIN_BYTES = 512 << 10;
+    /**
+     * Bytes a writing gather's rank copies into its own output and then writes into its peers' at a time
+     * ({@link #writeBlocks}): within a core's own cache (1 MB on the VM's), so that the write reads what the copy has
+     * just brought in. One write is a system call, a few microseconds against a chunk's 20-40.
+     */
+    private static final int WRITE_CHUNK_BYTES = 256 << 10;
     /** Bytes a crew member reads in one go from memory it can view: a read is one system call. */
     private static final int VIEW_CHUNK_BYTES = 4 << 20;
     /** Bytes of each peer's input an all-reduce reads at a time, to reduce while they are in this core's cache. */
@@ -216,6 +243,7 @@ final class SingleCopy {
     private final boolean picksOrdinary;    // by default where two ranks copy alone: calls of buffers not shared
     private final long mappedReduceMinBytes; // all-reduces whose buffers are all shared allocations, from here
     private final long wholeReadMaxBytes;   // two-rank all-reduces of shared inputs reduced whole, up to here; or -1
+    private final boolean gathersWrite;     // two ranks copy alone: large gathers write their peers (writesGather)
     private final OwnRegions.Found[][] callRegions; // by slot, by rank: the current call's shared allocations, or null
     private final WriteGrant grant;          // what this rank's current call lets its peers write (its canary first)
     private final ShareBalancer balancer;   // how much of its out-of-place broadcasts this rank writes as root
@@ -228,7 +256,7 @@ final class SingleCopy {
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
                        long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
                        boolean picksEveryCall, boolean picksOrdinary, long mappedReduceMinBytes,
-                       long wholeReadMaxBytes, WriteGrant grant) {
+                       long wholeReadMaxBytes, boolean gathersWrite, WriteGrant grant) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -242,6 +270,7 @@ final class SingleCopy {
         this.picksOrdinary = picksOrdinary;
         this.mappedReduceMinBytes = mappedReduceMinBytes;
         this.wholeReadMaxBytes = wholeReadMaxBytes;
+        this.gathersWrite = gathersWrite;
         this.callRegions = new OwnRegions.Found[2][size];
         this.grant = grant;
         this.balancer = new ShareBalancer(size);
@@ -397,7 +426,7 @@ final class SingleCopy {
             }
             if (why[0] != null) {
                 return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null,
-                        false, false, Long.MAX_VALUE, -1, grant);
+                        false, false, Long.MAX_VALUE, -1, false, grant);
             }
             boolean twoAlone = size == 2 && alone;
             // rank 0 picks for all (PathChooser): its setting is the one that counts. By default only where two
@@ -414,7 +443,7 @@ final class SingleCopy {
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, picksEveryCall,
                     picksOrdinary,
                     size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE,
-                    twoAlone ? WHOLE_READ_MAX_BYTES : -1, grant);
+                    twoAlone ? WHOLE_READ_MAX_BYTES : -1, twoAlone, grant);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -444,6 +473,10 @@ final class SingleCopy {
                         : "; two-rank all-reduces out of place from " + Limits.describe(mappedReduceMinBytes)
                         + " to " + Limits.describe(wholeReadMaxBytes) + " read the whole of the peer's input where "
                         + "it is shared")
+                + (!gathersWrite ? ""
+                        : "; all-gathers from " + Limits.describe(ALONE_ALL_GATHER_WRITE_MIN_BYTES)
+                        + " and gathers to a root from " + Limits.describe(ALONE_GATHER_WRITE_MIN_BYTES)
+                        + " write their peers' outputs with process_vm_writev instead")
                 + (!picksOrdinary ? ""
                         : "; where buffers are not shared rank 0 picks, call by call by their recent times, "
                         + "reading or the slots for those calls from " + Limits.describe(ALONE_PICK_MIN_BYTES)
@@ -537,6 +570,12 @@ final class SingleCopy {
             control.publishOutput(s.rank(), output, null);
         } else if (broadcast) {
             control.publishRootShare(s.rank(), plannedShareBytes(call));
+        } else if (writesGather(call)) {
+            long output = receives(call, s.rank()) ? address(call.recv()) : 0; // where peers write their blocks
+            if (output != 0) {
+                grant.grant(number, output, sizedBytes(call));
+            }
+            control.publishOutput(s.rank(), output, null);
         }
         s.publish();
         s.awaitAll();
@@ -582,6 +621,8 @@ final class SingleCopy {
             reduceScatter(s, call, sources);
         } else if (sources != null && inPlaceAllToAll) {
             exchange(s, call, sources);
+        } else if (sources != null && writesGather(call) && receiversWritable(call)) {
+            writeBlocks(s, call, number);
         } else if (sources != null) {
             move(s, call, sources, number);
         }
@@ -1013,10 +1054,73 @@ final class SingleCopy {
         return share >= 0 && share <= call.count() * typeSize / size && share % typeSize == 0 ? share : 0;
     }
 
-    /** Whether every receiver of broadcast {@code call} published an output its root can write in. */
+    /**
+     * Whether every peer that receives in {@code call} (a broadcast's receivers, a gather's root, every rank of an
+     * all-gather) published an output that may be written in: the same answer on every rank, from the published words.
+     */
     private boolean receiversWritable(Call call) {
-        int root = call.root();
-        return size > 1 && published(control::output, r -> r != root) != null;
+        if (call.operation() == Operation.BROADCAST) {
+            int root = call.root();
+            return size > 1 && published(control::output, r -> r != root) != null;
+        }
+        return published(control::output, r -> receives(call, r)) != null;
+    }
+
+    /** Whether rank {@code r} receives blocks in gather {@code call}: every rank of an all-gather, a gather's root. */
+    private static boolean receives(Call call, int r) {
+        return call.operation() == Operation.ALL_GATHER || r == call.root();
+    }
+
+    /**
+     * Whether {@code call}, one this path covers, is a gather whose ranks write their blocks into their peers' outputs
+     * ({@link #ALONE_ALL_GATHER_WRITE_MIN_BYTES}, {@link #ALONE_GATHER_WRITE_MIN_BYTES}): the same answer on every
+     * rank, from the call's signature.
+     */
+    private boolean writesGather(Call call) {
+        return gathersWrite && switch (call.operation()) {
+            case ALL_GATHER -> sizedBytes(call) >= ALONE_ALL_GATHER_WRITE_MIN_BYTES;
+            case GATHER -> sizedBytes(call) >= ALONE_GATHER_WRITE_MIN_BYTES;
+            default -> false;
+        };
+    }
+
+    /**
+     * A gather by writes: each rank copies its input into its own block of its output (where it receives, out of
+     * place) and writes it into its block of each receiving peer's output, within the range the peer granted for call
+     * {@code number}, a chunk ({@link #WRITE_CHUNK_BYTES}) at a time, the copy first, so that the write reads the chunk
+     * from this core's cache where a write of the whole would read the input from memory a second time
+     * ({@link #ALONE_ALL_GATHER_WRITE_MIN_BYTES}). A gather's root receives its peers' blocks while it copies its own,
+     * where reading had it make both ({@link #ALONE_GATHER_WRITE_MIN_BYTES}). {@link #run}'s last phase keeps every
+     * receiver in its call until its peers are done writing.
+     */
+    private void writeBlocks(Slots s, Call call, long number) {
+        int me = s.rank();
+        String operation = call.operation().label();
+        long block = call.count() * call.type().size();
+        WriteGrant.Range[] granted = new WriteGrant.Range[size]; // null for the peers that receive nothing
+        boolean writes = false;
+        for (int k = 1; k < size; k++) {
+            int peer = (me + k) % size;
+            if (receives(call, peer)) {
+                granted[peer] = memory.granted(peer, number, block * size, operation);
+                writes = true;
+            }
+        }
+        StagedAccess in = (StagedAccess) call.send(); // direct memory here (this rank published an address)
+        StagedAccess own = receives(call, me) && !call.inPlace() ? (StagedAccess) call.recv() : null;
+        for (long at = 0; at < block && (writes || own != null); at += WRITE_CHUNK_BYTES) {
+            int bytes = (int) Math.min(WRITE_CHUNK_BYTES, block - at);
+            if (own != null) {
+                s.copyAcross(in, at, bytes, own, me * block + at);
+            }
+            ByteBuffer chunk = writes ? s.readable(in, at, bytes) : null;
+            for (int k = 1; chunk != null && k < size; k++) {
+                int peer = (me + k) % size;
+                if (granted[peer] != null) {
+                    memory.write(peer, granted[peer], me * block + at, chunk.duplicate(), operation);
+                }
+            }
+        }
     }
 
     /**

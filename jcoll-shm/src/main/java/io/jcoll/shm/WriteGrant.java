@@ -5,12 +5,12 @@ import java.nio.ByteOrder;
 
 /**
  * A rank's own record, in its private memory, of the one range of its memory that its peers may write during its
- * current call: a broadcast's root writes its share of each receiver's output ({@link SingleCopy}). The
- * segment could say where, but any process of the same user can overwrite the segment, and a write steered by it
- * would land anywhere in this JVM. Only this process writes its record, so a peer reads it
- * ({@link PeerMemory#granted}) and writes nothing outside it ({@link PeerMemory#write}). Its first word is the
- * canary that {@link PeerMemory#probe} reads when the communicator forms. That proves the record's address names
- * this rank's memory, and peers keep the address from then on, so nothing in the segment points them elsewhere.
+ * current call: a broadcast's root writes its share of each receiver's output, a gather's rank its block of each
+ * receiving peer's ({@link SingleCopy}). The segment could say where, but any process of the same user can overwrite
+ * the segment, and a write steered by it would land anywhere in this JVM. Only this process writes its record, so a
+ * peer reads it ({@link PeerMemory#granted}) and writes nothing outside it ({@link PeerMemory#write}). Its first word
+ * is the canary that {@link PeerMemory#probe} reads when the communicator forms. That proves the record's address
+ * names this rank's memory, and peers keep the address from then on, so nothing in the segment points them elsewhere.
  */
 final class WriteGrant {
 

@@ -255,6 +255,20 @@ class ShmFaultTest {
                 "SIGKILL during in-place broadcasts whose root writes", 2);
     }
 
+    /**
+     * Two rank processes that copy alone, gathers of 1 MB to rank 0, which rank 1 makes by writing its block into
+     * rank 0's output with process_vm_writev (JCOLL_SHM_SINGLE_COPY=sized: no pick sends them to the slots): every
+     * result checked by the root; then rank 1 killed in them, named by rank 0 at once.
+     */
+    @Test
+    void gathersWrittenAcrossProcessesAreRightAndARankKilledInOneIsNamed(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVm.unavailableReason() == null,
+                ProcessVm.unavailableReason());
+        rightThenKilledIsNamed(dir, "gather", Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY", "sized"),
+                "gathers to a root from 512 KiB write their peers' outputs", "SIGKILL during gathers written across "
+                        + "processes", 2);
+    }
+
     /** A rank killed while its peers read its buffer, or wait for it to read theirs: named by every survivor at once. */
     @Test
     void aRankKilledDuringSingleCopyIsNamedByEverySurvivorAtOnce(@TempDir Path dir) throws Exception {

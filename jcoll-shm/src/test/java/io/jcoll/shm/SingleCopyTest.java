@@ -622,6 +622,92 @@ class SingleCopyTest {
     }
 
     /**
+     * Two ranks that copy alone gather by writing, all-gathers from {@link SingleCopy#ALONE_ALL_GATHER_WRITE_MIN_BYTES}
+     * of output and gathers to a root from {@link SingleCopy#ALONE_GATHER_WRITE_MIN_BYTES}: each rank writes its block
+     * into each receiving peer's output (an all-gather's peer, a gather's root) with process_vm_writev and reads
+     * nothing, out of place and in place, in one chunk or several and a remainder; where a gather's root has an array
+     * for its output (no address to write at) it reads its peer instead, and below those sizes every receiver reads.
+     * Prime counts, fresh random values, the root alternating, every element checked; JCOLL_SHM_SINGLE_COPY=sized, so
+     * that no pick sends a call to the slots.
+     */
+    @Test
+    void twoRanksGatherByWritingTheirPeers() {
+        assumeTrue(ProcessVm.unavailableReason() == null, ProcessVm.unavailableReason());
+        int n = 2;
+        int port = ShmGroup.freePort();
+        long[] seedOf = freshSeeds(4);
+        Ranks.all(n, Duration.ofMinutes(3), rank -> {
+            try (Communicator comm = ShmGroup.join(rank, n, port,
+                    Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY", "sized"))) {
+                // blocks of 128 KB and 12 B (read); 256 KB and 4 B (gathers written, one chunk); 640 KB and 4 B
+                // (gathers written, three chunks); 8 MB and 68 B (both written, 33 chunks)
+                for (int count : new int[] {32_771, 65_537, 163_841, 2_097_169}) {
+                    long block = count * 4L;
+                    boolean allGatherWrites = n * block >= SingleCopy.ALONE_ALL_GATHER_WRITE_MIN_BYTES;
+                    boolean gatherWrites = n * block >= SingleCopy.ALONE_GATHER_WRITE_MIN_BYTES;
+                    for (int call = 0; call < seedOf.length; call++) {
+                        long seed = seedOf[call];
+                        int root = call % n;
+                        String at = " of " + block + " B a block, call " + call;
+                        crossedOnce(allGatherWrites, n * block,
+                                crossed(comm, () -> allGatherIsRight(comm, seed, count)), "all-gather" + at);
+                        crossedOnce(allGatherWrites, n * block,
+                                crossed(comm, () -> allGatherInPlaceIsRight(comm, seed, count)),
+                                "all-gather in place" + at);
+                        crossedOnce(gatherWrites, block,
+                                crossed(comm, () -> gatherIsRight(comm, seed, count, root, true)),
+                                "gather to rank " + root + at);
+                        crossedOnce(false, block, crossed(comm, () -> gatherIsRight(comm, seed, count, root, false)),
+                                "gather to rank " + root + "'s array" + at);
+                    }
+                }
+                return null;
+            }
+        });
+    }
+
+    /** That {@code crossed} moved {@code bytes} across, all of them written by the senders or all read by receivers. */
+    private static void crossedOnce(boolean written, long bytes, Crossed crossed, String call) {
+        assertEquals(written ? bytes : 0, crossed.written(), "bytes written by process_vm_writev in the " + call);
+        assertEquals(written ? 0 : bytes, crossed.read(), "bytes read by process_vm_readv in the " + call);
+    }
+
+    /** {@link #allGatherIsRight} in place: each rank's block already in its place in the one buffer. */
+    private static void allGatherInPlaceIsRight(Communicator comm, long seed, int count) {
+        int n = comm.size();
+        ByteBuffer all = buffer(true, count * n);
+        for (int i = 0; i < count * n; i++) { // the peers' blocks must all be overwritten
+            all.putFloat(i * 4, -1);
+        }
+        for (int i = 0; i < count; i++) {
+            all.putFloat((comm.rank() * count + i) * 4, value(seed, comm.rank(), 6, i));
+        }
+        comm.allGather(HostBuffer.of(all, DataType.FLOAT32), count);
+        for (int s = 0; s < n; s++) {
+            for (int i = 0; i < count; i++) {
+                assertEquals(value(seed, s, 6, i), all.getFloat((s * count + i) * 4), "all-gather in place from " + s);
+            }
+        }
+    }
+
+    /** A gather of {@code count} floats a rank to {@code root}, its output direct memory or an array, checked there. */
+    private static void gatherIsRight(Communicator comm, long seed, int count, int root, boolean directOut) {
+        int n = comm.size();
+        ByteBuffer mine = buffer(true, count);
+        for (int i = 0; i < count; i++) {
+            mine.putFloat(i * 4, value(seed, comm.rank(), 7, i));
+        }
+        ByteBuffer all = comm.rank() == root ? buffer(directOut, count * n) : null;
+        comm.gather(HostBuffer.of(mine, DataType.FLOAT32), all == null ? null : HostBuffer.of(all, DataType.FLOAT32),
+                count, root);
+        for (int s = 0; all != null && s < n; s++) {
+            for (int i = 0; i < count; i++) {
+                assertEquals(value(seed, s, 7, i), all.getFloat((s * count + i) * 4), "gather from rank " + s);
+            }
+        }
+    }
+
+    /**
      * Rank 0 picks how two ranks that copy alone reduce-scatter ordinary buffers too (from 128 KB of input): each
      * kind, in place and out, reads for its first {@link PathChooser#RUN} calls (each rank its block of its peer's
      * input, by process_vm_readv) and goes through the slots for as many next; every call is right. Three ranks: no
