@@ -56,6 +56,7 @@ final class Control {
     private static final int REGION_WORDS = 3;
     private static final int ROOT_SHARE_AT = REGIONS_AT + 2 * REGION_WORDS * 8; // after the two slots' regions
     private static final int COPY_NANOS_AT = ROOT_SHARE_AT + 8;
+    private static final int CACHE_AT = COPY_NANOS_AT + 8; // the last-level cache this rank found (LastLevelCache)
 
     private static final int TAG_AT = 0;
     private static final int SIGNATURE_AT = 8;
@@ -240,8 +241,9 @@ final class Control {
      * (-1 where not given), and how many threads share its copies (published by its next counter advance): every
      * rank must take single copy for the same calls.
      */
-    void publishSingleCopy(int rank, boolean readsPeers, SingleCopy.Sizes given, int crew) {
+    void publishSingleCopy(int rank, boolean readsPeers, SingleCopy.Sizes given, int crew, long cacheBytes) {
         int at = (int) layout.controlOffset(rank);
+        map.putLong(at + CACHE_AT, cacheBytes);
         map.putLong(at + READS_PEERS_AT, readsPeers ? 1 : 2);
         map.putLong(at + SINGLE_COPY_MIN_AT, given.minBytes());
         map.putLong(at + SINGLE_COPY_GATHER_MIN_AT, given.gatherMinBytes());
@@ -261,6 +263,11 @@ final class Control {
         return SingleCopy.Sizes.given(map.getLong(at + SINGLE_COPY_MIN_AT), map.getLong(at + SINGLE_COPY_GATHER_MIN_AT),
                 map.getLong(at + SINGLE_COPY_BROADCAST_MIN_AT), map.getLong(at + SINGLE_COPY_IN_PLACE_MIN_AT),
                 map.getLong(at + SINGLE_COPY_REDUCE_MIN_AT));
+    }
+
+    /** The last-level cache {@code rank} found ({@link #publishSingleCopy}); 0: unknown. */
+    long cacheBytes(int rank) {
+        return map.getLong((int) layout.controlOffset(rank) + CACHE_AT);
     }
 
     long crew(int rank) {

@@ -199,17 +199,21 @@ final class SingleCopy {
     /** A size setting not given: the default applies. */
     private static final long UNSET = -1;
     /**
-     * All-gathers of this size and more (the whole output) where two ranks copy alone: each rank writes its input into
-     * its peer's output ({@link #writeBlocks}) where below it reads its peer's. A rank then reads its input from memory
-     * once, for its own output and its peer's, where reading has it read twice (by itself and by its peer); that pays
-     * where the inputs and outputs, three times the message, outgrow the last-level cache (32 MB on the 2-vCPU VM).
-     * There, by the medians of 4 alternated rounds beside Open MPI with the sizes alone deciding
-     * (benchmarks/RESULTS.md, 2026-12-03), writing took 0.98x and 0.92x Open MPI's time at 16 and 32 MB where reading
-     * took 1.01x and 1.02x; written from 512 KB, 1.07x at 2 MB where reading took 1.00x, and level at 128 KB-8 MB. In
-     * C, 0.93-0.96x against 1.00-1.03x at 32 MB in six rounds. An all-to-all reads each input once either way, and
-     * writing lost there in C.
+     * Where two ranks copy alone, the smallest all-gather (its whole output) whose ranks write their inputs into their
+     * peers' outputs ({@link #writeBlocks}) where smaller ones read their peers': the first whose inputs and outputs,
+     * three times the message, fill a last-level cache of {@code cacheBytes} (rank 0's, {@link LastLevelCache});
+     * none where the cache is unknown (0). A writing rank reads its input from memory once, for its own output and its
+     * peer's, where reading has it read twice (by itself and by its peer), and that pays only past the cache. On the
+     * 2-vCPU VM (32 MB: from 10.7 MB), by the medians of 4 alternated rounds beside Open MPI with the sizes alone
+     * deciding (benchmarks/RESULTS.md, 2026-12-03), writing took 0.98x and 0.92x Open MPI's time at 16 and 32 MB
+     * where reading took 1.01x and 1.02x; written from 512 KB, 1.07x at 2 MB where reading took 1.00x, and level at
+     * 128 KB-8 MB. In C, 0.93-0.96x against 1.00-1.03x at 32 MB in six rounds. On two CPUs of the GPU host's Xeon
+     * (300 MB), written from 16 MB, 0.68-0.86x at 16-64 MB where reading took 0.58-0.66x: all of it in the cache. An
+     * all-to-all reads each input once either way, and writing lost there in C.
      */
-    static final long ALONE_ALL_GATHER_WRITE_MIN_BYTES = 16 << 20;
+    static long allGatherWriteMinBytes(long cacheBytes) {
+        return cacheBytes > 0 ? (cacheBytes + 2) / 3 : Long.MAX_VALUE;
+    }
     /**
      * Gathers to a root of this size and more (the root's output) where two ranks copy alone: the sender writes its
      * block into the root's output while the root copies its own, where reading had the root make both copies one
@@ -243,7 +247,9 @@ final class SingleCopy {
     private final boolean picksOrdinary;    // by default where two ranks copy alone: calls of buffers not shared
     private final long mappedReduceMinBytes; // all-reduces whose buffers are all shared allocations, from here
     private final long wholeReadMaxBytes;   // two-rank all-reduces of shared inputs reduced whole, up to here; or -1
-    private final boolean gathersWrite;     // two ranks copy alone: large gathers write their peers (writesGather)
+    private final long allGatherWriteMinBytes; // all-gathers that write their peers, from here; or Long.MAX_VALUE
+    private final long gatherWriteMinBytes; // gathers to a root that write it, from here; or Long.MAX_VALUE
+    private final long cacheBytes;          // rank 0's last-level cache (LastLevelCache); 0: unknown
     private final OwnRegions.Found[][] callRegions; // by slot, by rank: the current call's shared allocations, or null
     private final WriteGrant grant;          // what this rank's current call lets its peers write (its canary first)
     private final ShareBalancer balancer;   // how much of its out-of-place broadcasts this rank writes as root
@@ -256,7 +262,8 @@ final class SingleCopy {
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
                        long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
                        boolean picksEveryCall, boolean picksOrdinary, long mappedReduceMinBytes,
-                       long wholeReadMaxBytes, boolean gathersWrite, WriteGrant grant) {
+                       long wholeReadMaxBytes, long cacheBytes, long allGatherWriteMinBytes,
+                       long gatherWriteMinBytes, WriteGrant grant) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -270,7 +277,9 @@ final class SingleCopy {
         this.picksOrdinary = picksOrdinary;
         this.mappedReduceMinBytes = mappedReduceMinBytes;
         this.wholeReadMaxBytes = wholeReadMaxBytes;
-        this.gathersWrite = gathersWrite;
+        this.cacheBytes = cacheBytes;
+        this.allGatherWriteMinBytes = allGatherWriteMinBytes;
+        this.gatherWriteMinBytes = gatherWriteMinBytes;
         this.callRegions = new OwnRegions.Found[2][size];
         this.grant = grant;
         this.balancer = new ShareBalancer(size);
@@ -321,8 +330,9 @@ final class SingleCopy {
     /**
      * What a rank brings to the agreement, made before it claims its block in the segment: its settings
      * (JCOLL_SHM_SINGLE_COPY, JCOLL_SHM_SINGLE_COPY_MIN, _GATHER_MIN, _BROADCAST_MIN, _IN_PLACE_MIN, _REDUCE_MIN,
-     * JCOLL_SHM_TRACER), the threads of its crew ({@code crew}, itself included), and a canary, a word of its memory
-     * whose address and random value it publishes for its peers to read: the first word of its {@link WriteGrant}.
+     * JCOLL_SHM_TRACER), the threads of its crew ({@code crew}, itself included), the last-level cache it finds
+     * ({@link LastLevelCache}, JCOLL_SHM_CACHE), and a canary, a word of its memory whose address and random value it
+     * publishes for its peers to read: the first word of its {@link WriteGrant}.
      */
     static Offer offer(Settings settings, Control control, int rank, int crew) {
         String mode = settings.get("JCOLL_SHM_SINGLE_COPY").orElse("auto");
@@ -343,7 +353,7 @@ final class SingleCopy {
         boolean on = !mode.equals("off");
         // off: not even bound (binding a native call makes the JVM warn without --enable-native-access)
         control.publishCanary(rank, on ? grant.address() : 0, grant.canary());
-        return new Offer(rank, on, picking, given, tracer, crew, grant);
+        return new Offer(rank, on, picking, given, tracer, crew, grant, LastLevelCache.bytes(settings));
     }
 
     /** Where rank 0 picks single copy or the slots call by call ({@link PathChooser}), by JCOLL_SHM_SINGLE_COPY. */
@@ -369,18 +379,19 @@ final class SingleCopy {
 
     /**
      * A rank's settings (sizes as given, {@link #UNSET} where not; whom it lets read its memory where Yama asks),
-     * the threads that share its copies, and its grant, whose canary every peer reads.
+     * the threads that share its copies, its grant, whose canary every peer reads, and its last-level cache (rank
+     * 0's counts for all).
      */
     record Offer(int rank, boolean on, Picking picking, Sizes sizes, Tracer.Mode tracer, int crew,
-                 WriteGrant grant) {
+                 WriteGrant grant, long cacheBytes) {
 
         /**
          * Once every rank has claimed its block (its pid and canary are there): where its peers are other
          * processes, lets them read its memory where Yama would not ({@link Tracer}) and waits for every rank to
-         * have done so; then reads every peer's canary (where on), publishes whether it could, its settings and
-         * crew, waits for all, and is on only where every rank could and all were given the same sizes. The
-         * defaults then follow from what every rank sees alike: whether every rank copies alone, and whether two
-         * do. Two phases of the ranks' counters.
+         * have done so; then reads every peer's canary (where on), publishes whether it could, its settings, crew
+         * and cache, waits for all, and is on only where every rank could and all were given the same sizes. The
+         * defaults then follow from what every rank sees alike: whether every rank copies alone, whether two do, and
+         * rank 0's cache. Two phases of the ranks' counters.
          */
         SingleCopy agree(Control control, Slots slots, Waiter waiter, int size) {
             String[] why = {on ? null : "JCOLL_SHM_SINGLE_COPY=off"};
@@ -402,7 +413,7 @@ final class SingleCopy {
                 }
                 memory = PeerMemory.probe(rank, pids, addresses, values, why);
             }
-            control.publishSingleCopy(rank, memory != null, sizes, crew);
+            control.publishSingleCopy(rank, memory != null, sizes, crew, cacheBytes);
             slots.publish();
             waiter.awaitAll(3); // every peer has read this rank's canary
             boolean alone = true;
@@ -426,9 +437,10 @@ final class SingleCopy {
             }
             if (why[0] != null) {
                 return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null,
-                        false, false, Long.MAX_VALUE, -1, false, grant);
+                        false, false, Long.MAX_VALUE, -1, 0, Long.MAX_VALUE, Long.MAX_VALUE, grant);
             }
             boolean twoAlone = size == 2 && alone;
+            long cache = control.cacheBytes(0); // rank 0's, so that every rank sizes the same calls alike
             // rank 0 picks for all (PathChooser): its setting is the one that counts. By default only where two
             // ranks copy alone, and not where the sizes at which they read were given.
             boolean picksEveryCall = picking == Picking.EVERY_CALL;
@@ -443,7 +455,9 @@ final class SingleCopy {
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, picksEveryCall,
                     picksOrdinary,
                     size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE,
-                    twoAlone ? WHOLE_READ_MAX_BYTES : -1, twoAlone, grant);
+                    twoAlone ? WHOLE_READ_MAX_BYTES : -1, cache,
+                    twoAlone ? allGatherWriteMinBytes(cache) : Long.MAX_VALUE,
+                    twoAlone ? ALONE_GATHER_WRITE_MIN_BYTES : Long.MAX_VALUE, grant);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -473,9 +487,11 @@ final class SingleCopy {
                         : "; two-rank all-reduces out of place from " + Limits.describe(mappedReduceMinBytes)
                         + " to " + Limits.describe(wholeReadMaxBytes) + " read the whole of the peer's input where "
                         + "it is shared")
-                + (!gathersWrite ? ""
-                        : "; all-gathers from " + Limits.describe(ALONE_ALL_GATHER_WRITE_MIN_BYTES)
-                        + " and gathers to a root from " + Limits.describe(ALONE_GATHER_WRITE_MIN_BYTES)
+                + (gatherWriteMinBytes == Long.MAX_VALUE ? ""
+                        : "; gathers to a root from " + Limits.describe(gatherWriteMinBytes)
+                        + (allGatherWriteMinBytes == Long.MAX_VALUE ? ""
+                        : " and all-gathers from " + Limits.describe(allGatherWriteMinBytes)
+                        + " (past a last-level cache of " + Limits.describe(cacheBytes) + ")")
                         + " write their peers' outputs with process_vm_writev instead")
                 + (!picksOrdinary ? ""
                         : "; where buffers are not shared rank 0 picks, call by call by their recent times, "
@@ -1073,13 +1089,13 @@ final class SingleCopy {
 
     /**
      * Whether {@code call}, one this path covers, is a gather whose ranks write their blocks into their peers' outputs
-     * ({@link #ALONE_ALL_GATHER_WRITE_MIN_BYTES}, {@link #ALONE_GATHER_WRITE_MIN_BYTES}): the same answer on every
-     * rank, from the call's signature.
+     * ({@link #allGatherWriteMinBytes}, {@link #ALONE_GATHER_WRITE_MIN_BYTES}): the same answer on every rank, from
+     * the call's signature.
      */
     private boolean writesGather(Call call) {
-        return gathersWrite && switch (call.operation()) {
-            case ALL_GATHER -> sizedBytes(call) >= ALONE_ALL_GATHER_WRITE_MIN_BYTES;
-            case GATHER -> sizedBytes(call) >= ALONE_GATHER_WRITE_MIN_BYTES;
+        return switch (call.operation()) {
+            case ALL_GATHER -> sizedBytes(call) >= allGatherWriteMinBytes;
+            case GATHER -> sizedBytes(call) >= gatherWriteMinBytes;
             default -> false;
         };
     }
@@ -1089,7 +1105,7 @@ final class SingleCopy {
      * place) and writes it into its block of each receiving peer's output, within the range the peer granted for call
      * {@code number}, a chunk ({@link #WRITE_CHUNK_BYTES}) at a time, the copy first, so that the write reads the chunk
      * from this core's cache where a write of the whole would read the input from memory a second time
-     * ({@link #ALONE_ALL_GATHER_WRITE_MIN_BYTES}). A gather's root receives its peers' blocks while it copies its own,
+     * ({@link #allGatherWriteMinBytes}). A gather's root receives its peers' blocks while it copies its own,
      * where reading had it make both ({@link #ALONE_GATHER_WRITE_MIN_BYTES}). {@link #run}'s last phase keeps every
      * receiver in its call until its peers are done writing.
      */

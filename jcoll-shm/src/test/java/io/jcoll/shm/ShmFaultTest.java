@@ -265,7 +265,7 @@ class ShmFaultTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(ProcessVm.unavailableReason() == null,
                 ProcessVm.unavailableReason());
         rightThenKilledIsNamed(dir, "gather", Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY", "sized"),
-                "gathers to a root from 512 KiB write their peers' outputs", "SIGKILL during gathers written across "
+                "gathers to a root from 512 KiB", "SIGKILL during gathers written across "
                         + "processes", 2);
     }
 

@@ -622,13 +622,14 @@ class SingleCopyTest {
     }
 
     /**
-     * Two ranks that copy alone gather by writing, all-gathers from {@link SingleCopy#ALONE_ALL_GATHER_WRITE_MIN_BYTES}
-     * of output and gathers to a root from {@link SingleCopy#ALONE_GATHER_WRITE_MIN_BYTES}: each rank writes its block
-     * into each receiving peer's output (an all-gather's peer, a gather's root) with process_vm_writev and reads
-     * nothing, out of place and in place, in one chunk or several and a remainder; where a gather's root has an array
-     * for its output (no address to write at) it reads its peer instead, and below those sizes every receiver reads.
-     * Prime counts, fresh random values, the root alternating, every element checked; JCOLL_SHM_SINGLE_COPY=sized, so
-     * that no pick sends a call to the slots.
+     * Two ranks that copy alone gather by writing, all-gathers from a third of rank 0's last-level cache (here
+     * JCOLL_SHM_CACHE=24M: 8 MiB of output, where rank 1 was given another cache and goes by rank 0's) and gathers to
+     * a root from {@link SingleCopy#ALONE_GATHER_WRITE_MIN_BYTES}: each rank writes its block into each receiving
+     * peer's output (an all-gather's peer, a gather's root) with process_vm_writev and reads nothing, out of place and
+     * in place, in one chunk or several and a remainder; where a gather's root has an array for its output (no address
+     * to write at) it reads its peer instead, and below those sizes every receiver reads. Prime counts, fresh random
+     * values, the root alternating, every element checked; JCOLL_SHM_SINGLE_COPY=sized, so that no pick sends a call
+     * to the slots.
      */
     @Test
     void twoRanksGatherByWritingTheirPeers() {
@@ -637,13 +638,16 @@ class SingleCopyTest {
         int port = ShmGroup.freePort();
         long[] seedOf = freshSeeds(4);
         Ranks.all(n, Duration.ofMinutes(3), rank -> {
-            try (Communicator comm = ShmGroup.join(rank, n, port,
-                    Map.of("JCOLL_SHM_THREADS", "1", "JCOLL_SHM_SINGLE_COPY", "sized"))) {
+            try (Communicator comm = ShmGroup.join(rank, n, port, Map.of("JCOLL_SHM_THREADS", "1",
+                    "JCOLL_SHM_SINGLE_COPY", "sized", "JCOLL_SHM_CACHE", rank == 0 ? "24M" : "1G"))) {
+                String summary = comm.network().summary();
+                assertTrue(summary.contains("gathers to a root from 512 KiB and all-gathers from 8 MiB (past a "
+                        + "last-level cache of 24 MiB) write their peers' outputs"), summary);
                 // blocks of 128 KB and 12 B (read); 256 KB and 4 B (gathers written, one chunk); 640 KB and 4 B
                 // (gathers written, three chunks); 8 MB and 68 B (both written, 33 chunks)
                 for (int count : new int[] {32_771, 65_537, 163_841, 2_097_169}) {
                     long block = count * 4L;
-                    boolean allGatherWrites = n * block >= SingleCopy.ALONE_ALL_GATHER_WRITE_MIN_BYTES;
+                    boolean allGatherWrites = n * block >= SingleCopy.allGatherWriteMinBytes(24 << 20);
                     boolean gatherWrites = n * block >= SingleCopy.ALONE_GATHER_WRITE_MIN_BYTES;
                     for (int call = 0; call < seedOf.length; call++) {
                         long seed = seedOf[call];
