@@ -11,7 +11,8 @@
  *   alltoall    every rank reads its block of each peer's input, copies its own block across
  *   allgather-write  every rank copies its input into its own block and writes it into its block of each peer's
  *               output with process_vm_writev, WRITE_CHUNK bytes at a time, the copy first (jcoll's two-rank
- *               gathers from 512 KB): each input is read from memory once where reading reads it twice
+ *               all-gathers past the last-level cache): each input is read from memory once where reading reads
+ *               it twice
  *   alltoall-write   every rank writes each peer's block of its input into the peer's output, copies its own
  *   broadcast   the receivers read rank 0's buffer; "broadcast-out" also has the root copy its input to its
  *               output (jcoll's out-of-place Broadcast), where MPI_Bcast's root has one buffer

@@ -238,8 +238,9 @@ final class Control {
 
     /**
      * Whether {@code rank} read every peer's canary right, the sizes it was given from which to read its peers
-     * (-1 where not given), and how many threads share its copies (published by its next counter advance): every
-     * rank must take single copy for the same calls.
+     * (-1 where not given), how many threads share its copies and the last-level cache it found (0: unknown; rank
+     * 0's sizes every rank's all-gathers), published by its next counter advance: every rank must take single copy
+     * for the same calls.
      */
     void publishSingleCopy(int rank, boolean readsPeers, SingleCopy.Sizes given, int crew, long cacheBytes) {
         int at = (int) layout.controlOffset(rank);

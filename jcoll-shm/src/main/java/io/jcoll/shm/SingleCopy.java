@@ -207,7 +207,7 @@ final class SingleCopy {
      * 2-vCPU VM (32 MB: from 10.7 MB), by the medians of 4 alternated rounds beside Open MPI with the sizes alone
      * deciding (benchmarks/RESULTS.md, 2026-12-03), writing took 0.98x and 0.92x Open MPI's time at 16 and 32 MB
      * where reading took 1.01x and 1.02x; written from 512 KB, 1.07x at 2 MB where reading took 1.00x, and level at
-     * 128 KB-8 MB. In C, 0.93-0.96x against 1.00-1.03x at 32 MB in six rounds. On two CPUs of the GPU host's Xeon
+     * 128 KB-8 MB. In C, 0.92-0.96x against 1.00-1.04x at 32 MB in six rounds. On two CPUs of the GPU host's Xeon
      * (300 MB), written from 16 MB, 0.68-0.86x at 16-64 MB where reading took 0.58-0.66x: all of it in the cache. An
      * all-to-all reads each input once either way, and writing lost there in C.
      */
@@ -247,8 +247,7 @@ final class SingleCopy {
     private final boolean picksOrdinary;    // by default where two ranks copy alone: calls of buffers not shared
     private final long mappedReduceMinBytes; // all-reduces whose buffers are all shared allocations, from here
     private final long wholeReadMaxBytes;   // two-rank all-reduces of shared inputs reduced whole, up to here; or -1
-    private final long allGatherWriteMinBytes; // all-gathers that write their peers, from here; or Long.MAX_VALUE
-    private final long gatherWriteMinBytes; // gathers to a root that write it, from here; or Long.MAX_VALUE
+    private final boolean gathersWrite;     // two ranks copy alone: large gathers write their peers (writesGather)
     private final long cacheBytes;          // rank 0's last-level cache (LastLevelCache); 0: unknown
     private final OwnRegions.Found[][] callRegions; // by slot, by rank: the current call's shared allocations, or null
     private final WriteGrant grant;          // what this rank's current call lets its peers write (its canary first)
@@ -262,8 +261,7 @@ final class SingleCopy {
     private SingleCopy(Control control, PeerMemory memory, int size, Sizes sizes, long inPlaceRootMaxBytes,
                        long exchangeBytes, String offBecause, String tracerSays, PathChooser chooser,
                        boolean picksEveryCall, boolean picksOrdinary, long mappedReduceMinBytes,
-                       long wholeReadMaxBytes, long cacheBytes, long allGatherWriteMinBytes,
-                       long gatherWriteMinBytes, WriteGrant grant) {
+                       long wholeReadMaxBytes, boolean gathersWrite, long cacheBytes, WriteGrant grant) {
         this.control = control;
         this.memory = memory;
         this.size = size;
@@ -277,9 +275,8 @@ final class SingleCopy {
         this.picksOrdinary = picksOrdinary;
         this.mappedReduceMinBytes = mappedReduceMinBytes;
         this.wholeReadMaxBytes = wholeReadMaxBytes;
+        this.gathersWrite = gathersWrite;
         this.cacheBytes = cacheBytes;
-        this.allGatherWriteMinBytes = allGatherWriteMinBytes;
-        this.gatherWriteMinBytes = gatherWriteMinBytes;
         this.callRegions = new OwnRegions.Found[2][size];
         this.grant = grant;
         this.balancer = new ShareBalancer(size);
@@ -437,10 +434,9 @@ final class SingleCopy {
             }
             if (why[0] != null) {
                 return new SingleCopy(control, null, size, Sizes.NEVER, NO_IN_PLACE_ROOT, 0, why[0], null, null,
-                        false, false, Long.MAX_VALUE, -1, 0, Long.MAX_VALUE, Long.MAX_VALUE, grant);
+                        false, false, Long.MAX_VALUE, -1, false, 0, grant);
             }
             boolean twoAlone = size == 2 && alone;
-            long cache = control.cacheBytes(0); // rank 0's, so that every rank sizes the same calls alike
             // rank 0 picks for all (PathChooser): its setting is the one that counts. By default only where two
             // ranks copy alone, and not where the sizes at which they read were given.
             boolean picksEveryCall = picking == Picking.EVERY_CALL;
@@ -455,9 +451,7 @@ final class SingleCopy {
                     (long) EXCHANGE_SLOTS * slots.slotBytes(), null, tracerSays, chooser, picksEveryCall,
                     picksOrdinary,
                     size > 1 && alone ? MAPPED_REDUCE_MIN_BYTES : Long.MAX_VALUE,
-                    twoAlone ? WHOLE_READ_MAX_BYTES : -1, cache,
-                    twoAlone ? allGatherWriteMinBytes(cache) : Long.MAX_VALUE,
-                    twoAlone ? ALONE_GATHER_WRITE_MIN_BYTES : Long.MAX_VALUE, grant);
+                    twoAlone ? WHOLE_READ_MAX_BYTES : -1, twoAlone, control.cacheBytes(0), grant);
         }
 
         /** Whether the ranks are not all threads of one process: seen alike by every rank. */
@@ -487,10 +481,10 @@ final class SingleCopy {
                         : "; two-rank all-reduces out of place from " + Limits.describe(mappedReduceMinBytes)
                         + " to " + Limits.describe(wholeReadMaxBytes) + " read the whole of the peer's input where "
                         + "it is shared")
-                + (gatherWriteMinBytes == Long.MAX_VALUE ? ""
-                        : "; gathers to a root from " + Limits.describe(gatherWriteMinBytes)
-                        + (allGatherWriteMinBytes == Long.MAX_VALUE ? ""
-                        : " and all-gathers from " + Limits.describe(allGatherWriteMinBytes)
+                + (!gathersWrite ? ""
+                        : "; gathers to a root from " + Limits.describe(ALONE_GATHER_WRITE_MIN_BYTES)
+                        + (cacheBytes == 0 ? ""
+                        : " and all-gathers from " + Limits.describe(allGatherWriteMinBytes(cacheBytes))
                         + " (past a last-level cache of " + Limits.describe(cacheBytes) + ")")
                         + " write their peers' outputs with process_vm_writev instead")
                 + (!picksOrdinary ? ""
@@ -578,20 +572,14 @@ final class SingleCopy {
         if (reduction) {
             long output = address(call.recv()); // where peers read its reduced slice
             control.publishOutput(s.rank(), output, OwnRegions.find(output, 1));
-        } else if (broadcast && s.rank() != call.root()) {
-            long output = address(call.recv()); // where the root may write its share
+        } else if ((broadcast || writesGather(call)) && receives(call, s.rank())) {
+            long output = address(call.recv()); // where its peers may write (a broadcast's root, its share)
             if (output != 0) {
-                grant.grant(number, output, call.count() * call.type().size());
+                grant.grant(number, output, sizedBytes(call)); // its whole output
             }
             control.publishOutput(s.rank(), output, null);
         } else if (broadcast) {
             control.publishRootShare(s.rank(), plannedShareBytes(call));
-        } else if (writesGather(call)) {
-            long output = receives(call, s.rank()) ? address(call.recv()) : 0; // where peers write their blocks
-            if (output != 0) {
-                grant.grant(number, output, sizedBytes(call));
-            }
-            control.publishOutput(s.rank(), output, null);
         }
         s.publish();
         s.awaitAll();
@@ -1071,20 +1059,51 @@ final class SingleCopy {
     }
 
     /**
-     * Whether every peer that receives in {@code call} (a broadcast's receivers, a gather's root, every rank of an
-     * all-gather) published an output that may be written in: the same answer on every rank, from the published words.
+     * Whether every rank that receives in {@code call} ({@link #receives}) published an output that may be written in:
+     * the same answer on every rank, from the published words.
      */
     private boolean receiversWritable(Call call) {
-        if (call.operation() == Operation.BROADCAST) {
-            int root = call.root();
-            return size > 1 && published(control::output, r -> r != root) != null;
-        }
-        return published(control::output, r -> receives(call, r)) != null;
+        return size > 1 && published(control::output, r -> receives(call, r)) != null;
     }
 
-    /** Whether rank {@code r} receives blocks in gather {@code call}: every rank of an all-gather, a gather's root. */
+    /**
+     * Whether rank {@code r} receives in {@code call}, a broadcast or gather, so that its peers may write into its
+     * output: a broadcast's ranks but its root, every rank of an all-gather, a gather's root.
+     */
     private static boolean receives(Call call, int r) {
-        return call.operation() == Operation.ALL_GATHER || r == call.root();
+        return switch (call.operation()) {
+            case BROADCAST -> r != call.root();
+            case ALL_GATHER -> true;
+            default -> r == call.root();
+        };
+    }
+
+    /**
+     * The range each peer that receives in {@code call} granted for call {@code number}, at least {@code bytes} long,
+     * read out of its own record ({@link PeerMemory#granted}); null for this rank and the peers that receive nothing.
+     */
+    private WriteGrant.Range[] grants(Call call, int me, long number, long bytes) {
+        WriteGrant.Range[] granted = new WriteGrant.Range[size];
+        for (int k = 1; k < size; k++) {
+            int peer = (me + k) % size;
+            if (receives(call, peer)) {
+                granted[peer] = memory.granted(peer, number, bytes, call.operation().label());
+            }
+        }
+        return granted;
+    }
+
+    /**
+     * {@code chunk} written into each peer that {@code granted} a range (from {@link #grants}), at {@code offset}
+     * within it; the peers in turn from the next rank after {@code me}.
+     */
+    private void writeInto(WriteGrant.Range[] granted, int me, long offset, ByteBuffer chunk, String operation) {
+        for (int k = 1; k < size; k++) {
+            int peer = (me + k) % size;
+            if (granted[peer] != null) {
+                memory.write(peer, granted[peer], offset, chunk.duplicate(), operation);
+            }
+        }
     }
 
     /**
@@ -1093,9 +1112,9 @@ final class SingleCopy {
      * the call's signature.
      */
     private boolean writesGather(Call call) {
-        return switch (call.operation()) {
-            case ALL_GATHER -> sizedBytes(call) >= allGatherWriteMinBytes;
-            case GATHER -> sizedBytes(call) >= gatherWriteMinBytes;
+        return gathersWrite && switch (call.operation()) {
+            case ALL_GATHER -> sizedBytes(call) >= allGatherWriteMinBytes(cacheBytes); // rank 0's cache: alike
+            case GATHER -> sizedBytes(call) >= ALONE_GATHER_WRITE_MIN_BYTES;
             default -> false;
         };
     }
@@ -1111,30 +1130,21 @@ final class SingleCopy {
      */
     private void writeBlocks(Slots s, Call call, long number) {
         int me = s.rank();
-        String operation = call.operation().label();
         long block = call.count() * call.type().size();
-        WriteGrant.Range[] granted = new WriteGrant.Range[size]; // null for the peers that receive nothing
-        boolean writes = false;
-        for (int k = 1; k < size; k++) {
-            int peer = (me + k) % size;
-            if (receives(call, peer)) {
-                granted[peer] = memory.granted(peer, number, block * size, operation);
-                writes = true;
-            }
+        boolean writes = call.operation() == Operation.ALL_GATHER || me != call.root(); // a gather's root: no peer
+        boolean copies = receives(call, me) && !call.inPlace();
+        if (!copies && !writes) {
+            return; // a gather's root in place: its block is there, and its peer writes the other
         }
+        WriteGrant.Range[] granted = writes ? grants(call, me, number, block * size) : null;
         StagedAccess in = (StagedAccess) call.send(); // direct memory here (this rank published an address)
-        StagedAccess own = receives(call, me) && !call.inPlace() ? (StagedAccess) call.recv() : null;
-        for (long at = 0; at < block && (writes || own != null); at += WRITE_CHUNK_BYTES) {
+        for (long at = 0; at < block; at += WRITE_CHUNK_BYTES) {
             int bytes = (int) Math.min(WRITE_CHUNK_BYTES, block - at);
-            if (own != null) {
-                s.copyAcross(in, at, bytes, own, me * block + at);
+            if (copies) {
+                s.copyAcross(in, at, bytes, (StagedAccess) call.recv(), me * block + at);
             }
-            ByteBuffer chunk = writes ? s.readable(in, at, bytes) : null;
-            for (int k = 1; chunk != null && k < size; k++) {
-                int peer = (me + k) % size;
-                if (granted[peer] != null) {
-                    memory.write(peer, granted[peer], me * block + at, chunk.duplicate(), operation);
-                }
+            if (writes) {
+                writeInto(granted, me, me * block + at, s.readable(in, at, bytes), call.operation().label());
             }
         }
     }
@@ -1144,21 +1154,11 @@ final class SingleCopy {
      * receiver's own record grants for call {@code number} ({@link PeerMemory#granted}), read first.
      */
     private void writeShare(Slots s, Call call, long share, long number) {
-        String operation = call.operation().label();
         int root = call.root();
-        WriteGrant.Range[] granted = new WriteGrant.Range[size];
-        for (int k = 1; k < size; k++) {
-            int peer = (root + k) % size;
-            granted[peer] = memory.granted(peer, number, share, operation);
-        }
-        StagedAccess in = (StagedAccess) call.send();
-        inShares(s, call.type().size(), 0, share, (at, length) -> {
-            ByteBuffer from = s.readable(in, at, length); // direct memory here (the root published an address)
-            for (int k = 1; k < size; k++) {
-                int peer = (root + k) % size;
-                memory.write(peer, granted[peer], at, from.duplicate(), operation);
-            }
-        });
+        WriteGrant.Range[] granted = grants(call, root, number, share);
+        StagedAccess in = (StagedAccess) call.send(); // direct memory here (the root published an address)
+        inShares(s, call.type().size(), 0, share, (at, length) ->
+                writeInto(granted, root, at, s.readable(in, at, length), call.operation().label()));
     }
 
     /** Bytes {@code [at, at + length)} of {@code out} read from {@code peer}'s memory at {@code address}. */

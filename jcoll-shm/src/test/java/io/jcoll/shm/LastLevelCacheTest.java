@@ -48,7 +48,7 @@ class LastLevelCacheTest {
     @Test
     void theSettingOverridesTheListAndMustBePositive() {
         assertEquals(24L << 20, LastLevelCache.bytes(Settings.of(Map.of("JCOLL_SHM_CACHE", "24M"))));
-        assertTrue(LastLevelCache.bytes(Settings.of(Map.of())) >= 0); // this host's list, or unknown
+        assertEquals(LastLevelCache.listed(LastLevelCache.CPU0), LastLevelCache.bytes(Settings.of(Map.of())));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> LastLevelCache.bytes(Settings.of(Map.of("JCOLL_SHM_CACHE", "0"))));
         assertTrue(e.getMessage().contains("JCOLL_SHM_CACHE must be a size above 0"), e.getMessage());
