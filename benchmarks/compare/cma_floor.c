@@ -16,6 +16,13 @@
  *   alltoall-write   every rank writes each peer's block of its input into the peer's output, copies its own
  *   broadcast   the receivers read rank 0's buffer; "broadcast-out" also has the root copy its input to its
  *               output (jcoll's out-of-place Broadcast), where MPI_Bcast's root has one buffer
+ *   broadcast-split  out of place, each rank takes its 1/n of the message: the root copies its part from input to
+ *               output, a receiver reads its part of the root's input, and each writes its part, WRITE_CHUNK
+ *               bytes at a time just after it got them, into every other rank's output (the root's too): the
+ *               root's input is read from memory once, the work shared by every rank
+ *   broadcast-share  out of place, the root first writes the first FLOOR_SHARE (a fraction, environment) of the
+ *               message into each receiver's output, WRITE_CHUNK bytes at a time, then copies its input to its
+ *               output, while the receivers read the rest (jcoll's out-of-place Broadcast with its balancer's share)
  *
  * For each size: WARMUP calls of each, then BLOCKS blocks of CALLS calls, the two systems' order alternated from
  * block to block; a block's time is the slowest rank's mean. Prints, per size, each system's median time per
@@ -43,6 +50,7 @@ static _Atomic long *counters;
 static long *pids, *sends, *recvs;
 static int rank, n;
 static long calls_made;
+static double share_fraction; /* broadcast-share's FLOOR_SHARE */
 
 static _Atomic long *counter(int r) {
     return (_Atomic long *) ((char *) counters + (size_t) r * LINE);
@@ -103,6 +111,29 @@ static void floor_call(const char *op, float *send, float *recv, long total) {
             read_from(peer, (char *) recv + peer * block, sends[peer] + (gather ? 0 : rank * block), block);
         }
         memcpy((char *) recv + rank * block, (char *) send + (gather ? 0 : rank * block), block);
+    } else if (strcmp(op, "broadcast-split") == 0) {
+        size_t part = (all / n + LINE - 1) / LINE * LINE, from = rank * part;
+        size_t to = from + part < all ? from + part : all;
+        for (size_t at = from; at < to; at += WRITE_CHUNK) {
+            size_t len = to - at < WRITE_CHUNK ? to - at : WRITE_CHUNK;
+            if (rank == 0) memcpy((char *) recv + at, (char *) send + at, len);
+            else read_from(0, (char *) recv + at, sends[0] + at, len);
+            for (int k = 1; k < n; k++) {
+                int peer = (rank + k) % n;
+                write_to(peer, recvs[peer] + at, (char *) recv + at, len);
+            }
+        }
+    } else if (strcmp(op, "broadcast-share") == 0) {
+        size_t share = (size_t) (all * share_fraction) / LINE * LINE;
+        if (rank == 0) {
+            for (size_t at = 0; at < share; at += WRITE_CHUNK) {
+                size_t len = share - at < WRITE_CHUNK ? share - at : WRITE_CHUNK;
+                for (int peer = 1; peer < n; peer++) write_to(peer, recvs[peer] + at, (char *) send + at, len);
+            }
+            memcpy(recv, send, all);
+        } else {
+            read_from(0, (char *) recv + share, sends[0] + share, all - share);
+        }
     } else if (rank != 0) {
         read_from(0, recv, strcmp(op, "broadcast") == 0 ? recvs[0] : sends[0], all);
     } else if (strcmp(op, "broadcast-out") == 0) {
@@ -161,17 +192,19 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    const char *ops[] = {"allgather", "alltoall", "broadcast", "broadcast-out", "allgather-write", "alltoall-write"};
+    const char *ops[] = {"allgather", "alltoall", "broadcast", "broadcast-out", "allgather-write", "alltoall-write",
+                         "broadcast-split", "broadcast-share"};
     int known = 0;
-    for (int i = 0; argc == 8 && i < 6; i++) known |= strcmp(argv[1], ops[i]) == 0;
+    for (int i = 0; argc == 8 && i < 8; i++) known |= strcmp(argv[1], ops[i]) == 0;
     if (!known) {
         if (rank == 0) fprintf(stderr, "usage: cma_floor allgather|alltoall|broadcast|broadcast-out|allgather-write|"
-                                       "alltoall-write MIN_BYTES MAX_BYTES "
+                                       "alltoall-write|broadcast-split|broadcast-share MIN_BYTES MAX_BYTES "
                                        "FACTOR WARMUP CALLS BLOCKS\n");
         MPI_Finalize();
         return 2;
     }
     const char *op = argv[1];
+    share_fraction = getenv("FLOOR_SHARE") ? atof(getenv("FLOOR_SHARE")) : 0;
     long min = atol(argv[2]), max = atol(argv[3]), factor = atol(argv[4]);
     int warmup = atoi(argv[5]), calls = atoi(argv[6]), blocks = atoi(argv[7]);
     long max_count = max / 4 > n ? max / 4 : n;
