@@ -85,18 +85,28 @@ static void write_to(int peer, long dst, void *src, size_t bytes) {
     }
 }
 
+/* BYTES from SRC written at OFFSET of every other rank's output, from the next rank on. */
+static void write_to_peers(size_t offset, char *src, size_t bytes) {
+    for (int k = 1; k < n; k++) {
+        int peer = (rank + k) % n;
+        write_to(peer, recvs[peer] + offset, src, bytes);
+    }
+}
+
+/* The length of the WRITE_CHUNK-sized piece from AT of a run that ends at END. */
+static size_t chunk_at(size_t at, size_t end) {
+    return end - at < WRITE_CHUNK ? end - at : WRITE_CHUNK;
+}
+
 /* One floor call of OP on TOTAL floats of the largest buffer. */
 static void floor_call(const char *op, float *send, float *recv, long total) {
     size_t block = (size_t) (total / n) * sizeof(float), all = (size_t) total * sizeof(float);
     meet();
     if (strcmp(op, "allgather-write") == 0) {
         for (size_t at = 0; at < block; at += WRITE_CHUNK) {
-            size_t len = block - at < WRITE_CHUNK ? block - at : WRITE_CHUNK;
+            size_t len = chunk_at(at, block);
             memcpy((char *) recv + rank * block + at, (char *) send + at, len);
-            for (int k = 1; k < n; k++) {
-                int peer = (rank + k) % n;
-                write_to(peer, recvs[peer] + rank * block + at, (char *) send + at, len);
-            }
+            write_to_peers(rank * block + at, (char *) send + at, len);
         }
     } else if (strcmp(op, "alltoall-write") == 0) {
         for (int k = 1; k < n; k++) {
@@ -115,20 +125,16 @@ static void floor_call(const char *op, float *send, float *recv, long total) {
         size_t part = (all / n + LINE - 1) / LINE * LINE, from = rank * part;
         size_t to = from + part < all ? from + part : all;
         for (size_t at = from; at < to; at += WRITE_CHUNK) {
-            size_t len = to - at < WRITE_CHUNK ? to - at : WRITE_CHUNK;
+            size_t len = chunk_at(at, to);
             if (rank == 0) memcpy((char *) recv + at, (char *) send + at, len);
             else read_from(0, (char *) recv + at, sends[0] + at, len);
-            for (int k = 1; k < n; k++) {
-                int peer = (rank + k) % n;
-                write_to(peer, recvs[peer] + at, (char *) recv + at, len);
-            }
+            write_to_peers(at, (char *) recv + at, len);
         }
     } else if (strcmp(op, "broadcast-share") == 0) {
         size_t share = (size_t) (all * share_fraction) / LINE * LINE;
         if (rank == 0) {
             for (size_t at = 0; at < share; at += WRITE_CHUNK) {
-                size_t len = share - at < WRITE_CHUNK ? share - at : WRITE_CHUNK;
-                for (int peer = 1; peer < n; peer++) write_to(peer, recvs[peer] + at, (char *) send + at, len);
+                write_to_peers(at, (char *) send + at, chunk_at(at, share));
             }
             memcpy(recv, send, all);
         } else {
